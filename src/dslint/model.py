@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Optional
 
 
 class Severity(str, enum.Enum):
@@ -46,29 +46,23 @@ class Edit:
     end: Location
 
 
-@dataclass
+@dataclass(frozen=True)
 class Fix:
-    """A fix descriptor. The edits are built lazily: `build(text) -> list[Edit] | None`.
+    """A fix descriptor: cheap, picklable, cacheable. The edits are built only when asked.
 
-    Building may be expensive (a libcst parse), so it only runs for `fix`, `--diff`,
-    json/sarif output or an editor's code action. A builder returns None when the fix
-    cannot be applied to this text after all.
+    `fixer` names a function registered in `dslint.fixes` (a libcst codemod for Python, plain
+    byte-range edits for JSON and shell) and `params` is what it needs (plain data). Building
+    may cost a libcst parse, so it only happens for `fix`, `--diff`, json/sarif output or an
+    editor's code action.
     """
 
     applicability: Applicability
     message: str
-    build: Callable[[str], Optional[list[Edit]]]
-    _edits: Optional[list[Edit]] = field(default=None, repr=False, compare=False)
-    _built: bool = field(default=False, repr=False, compare=False)
+    fixer: str
+    params: tuple = ()  # tuple of (key, value) pairs so the descriptor stays hashable
 
-    def edits(self, text: str) -> Optional[list[Edit]]:
-        if not self._built:
-            try:
-                self._edits = self.build(text)
-            except Exception:  # a broken codemod must never lose the finding itself
-                self._edits = None
-            self._built = True
-        return self._edits
+    def param(self, key: str, default=None):
+        return dict(self.params).get(key, default)
 
 
 @dataclass

@@ -1,0 +1,535 @@
+"""discover → parse → facts → rules → link → setup rules → filter; and the fix loop.
+
+One parse per file, shared by all rules. Files are checked in parallel (a fork pool, chunks
+of files, plain data back) for large trees and serially for a handful. Per-file results are
+cached by content hash, settings and dslint version.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import pickle
+import re
+import tempfile
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from . import __version__
+from .facts.setup import Project
+from .fixes import apply_edits, build_edits, parses
+from .model import Applicability, Finding, Severity, Span
+from .rules.registry import RULES, Report, Rule, all_rules
+from .settings import Settings
+from .sources.discover import SourceFile, discover
+from .textpos import LineIndex
+
+FRAMEWORK_WORDS = re.compile(rb"torch|deepspeed|lightning|accelerate|transformers")
+NOQA_LINE = re.compile(r"#\s*noqa\s*:\s*(?P<codes>DSL\d+(?:\s*,\s*DSL\d+)*)", re.IGNORECASE)
+NOQA_FILE = re.compile(r"^\s*#\s*dslint\s*:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
+PARALLEL_THRESHOLD = 24  # below this many files a pool costs more than it saves
+MAX_FIX_PASSES = 8
+
+SYNTAX_ERROR, UNREADABLE, INTERNAL_ERROR = "DSL001", "DSL002", "DSL003"
+
+
+@dataclass
+class FileResult:
+    source: SourceFile
+    kind: str  # python | dsconfig | launch | skipped
+    findings: list[Finding] = field(default_factory=list)
+    summary: object = None  # ScriptSummary | JsonDoc | LaunchFile
+    text: Optional[str] = None  # kept for launch and config files (setup rules report in them)
+    noqa: dict = field(default_factory=dict)  # row -> set of codes
+    file_noqa: bool = False
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding]
+    errors: list[str]  # one line each: paths that could not be checked at all
+    files: int
+    internal_error: bool = False
+    texts: dict = field(default_factory=dict)  # display path -> text, for the code frames
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+def _whole_file(path: str) -> Span:
+    from .model import Location
+
+    return Span(Location(1, 1), Location(1, 1), 0, 0)
+
+
+def _engine_finding(code: str, path: str, message: str, span: Optional[Span] = None) -> Finding:
+    rule = RULES[code]
+    return Finding(code=code, message=message, path=path, span=span or _whole_file(path),
+                   severity=rule.severity, name=rule.name)
+
+
+def read_text(source: SourceFile, settings: Settings, overlay: Optional[dict]) -> tuple[Optional[str], Optional[str], bytes]:
+    """(text, error) for a file: a clear reason instead of an exception for unreadable input."""
+    if overlay is not None and source.abspath in overlay:
+        text = overlay[source.abspath]
+        return text, None, text.encode("utf-8", "surrogatepass")
+    try:
+        size = os.path.getsize(source.abspath)
+        if size > settings.max_file_size_mb * 1024 * 1024:
+            return None, (f"file is too large to check ({size / 1024 / 1024:.1f} MB; the limit is "
+                          f"{settings.max_file_size_mb:g} MB, set max-file-size-mb in [tool.dslint])"), b""
+        with open(source.abspath, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        return None, f"cannot read file: {error.strerror or error}", b""
+    if b"\0" in data[:8192]:
+        return None, "binary file (contains NUL bytes); not a text file", data
+    try:
+        text = data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
+    except UnicodeDecodeError as error:
+        row = data[: error.start].count(b"\n") + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        return None, f"not valid UTF-8 at line {row}, column {column} (byte 0x{data[error.start]:02x})", data
+    return text, None, data
+
+
+# -- one file ----------------------------------------------------------------------------------
+
+def _rules_of(kind: str, settings: Settings) -> list[Rule]:
+    return [r for r in all_rules().values() if r.kind == kind and settings.is_enabled(r.code)]
+
+
+def _run_rules(rules: list[Rule], ctx, path: str, lines: Optional[LineIndex]) -> list[Finding]:
+    """Run each rule; a crash becomes an internal-error finding naming the rule."""
+    findings = []
+    for rule in rules:
+        try:
+            for report in rule.check(ctx):
+                findings.append(to_finding(rule, report, path, lines))
+        except Exception as error:  # contain the crash: the other rules' results stay
+            where = traceback.extract_tb(error.__traceback__)[-1]
+            findings.append(_engine_finding(
+                INTERNAL_ERROR, path,
+                f"internal error in rule {rule.code} ({rule.name}): {type(error).__name__}: {error} "
+                f"[{Path(where.filename).name}:{where.lineno}]; please report it"))
+    return findings
+
+
+def to_finding(rule: Rule, report: Report, path: str, lines: Optional[LineIndex]) -> Finding:
+    target = report.target
+    span = target if isinstance(target, Span) else lines.span_of_node(target)
+    code = report.code or rule.code
+    registered = RULES.get(code, rule)
+    return Finding(code=code, message=report.message, path=report.path or path, span=span,
+                   severity=registered.severity, name=registered.name, fix=report.fix, related=list(report.related))
+
+
+def _noqa(text: str) -> tuple[dict, bool]:
+    if "noqa" not in text:
+        return {}, False
+    file_noqa = bool(NOQA_FILE.search(text))
+    rows: dict[int, set] = {}
+    for row, line in enumerate(text.split("\n"), start=1):
+        if "noqa" in line:
+            match = NOQA_LINE.search(line)
+            if match:
+                rows[row] = {c.strip().upper() for c in match.group("codes").split(",")}
+    return rows, file_noqa
+
+
+def check_file(source: SourceFile, settings: Settings, overlay: Optional[dict] = None) -> FileResult:
+    """Parse one file and run its per-file rules."""
+    text, error, data = read_text(source, settings, overlay)
+    if error is not None:
+        if source.kind == "dsconfig" and not _json_worth_reporting(source.path, data):
+            return FileResult(source, "skipped")
+        return FileResult(source, source.kind, [_engine_finding(UNREADABLE, source.path, error)])
+    if source.kind == "python":
+        return _check_python(source, text, settings)
+    if source.kind == "dsconfig":
+        return _check_config(source, text, settings)
+    return _check_launch(source, text, settings)
+
+
+def _check_python(source: SourceFile, text: str, settings: Settings) -> FileResult:
+    from .facts.script import build_script_facts
+    from .facts.summary import summarize
+    from .rules.context import PythonContext
+
+    if not FRAMEWORK_WORDS.search(text.encode("utf-8", "surrogatepass")):
+        return FileResult(source, "skipped")
+    noqa, file_noqa = _noqa(text)
+    result = FileResult(source, "python", noqa=noqa, file_noqa=file_noqa)
+    try:
+        tree = ast.parse(text, filename=source.path)
+    except SyntaxError as error:
+        lines = LineIndex(text)
+        row = max(1, min(error.lineno or 1, len(lines.line_starts)))
+        column = max(1, error.offset or 1)
+        start = lines.offset(row, column)
+        result.findings.append(_engine_finding(
+            SYNTAX_ERROR, source.path, f"syntax error: {error.msg}", lines.span(start, start)))
+        return result
+    except (ValueError, RecursionError, MemoryError) as error:
+        result.findings.append(_engine_finding(SYNTAX_ERROR, source.path, f"cannot parse: {error}"))
+        return result
+    facts = build_script_facts(source.path, text, tree)
+    ctx = PythonContext(facts=facts, settings=settings)
+    result.findings = _run_rules(_rules_of("python", settings), ctx, source.path, facts.lines)
+    try:
+        result.summary = summarize(facts)
+    except Exception as error:  # linking loses this script, the per-file findings stay
+        result.findings.append(_engine_finding(INTERNAL_ERROR, source.path, f"internal error while summarising: {error!r}"))
+    return result
+
+
+def _json_worth_reporting(path: str, data: bytes) -> bool:
+    """A broken JSON file is reported only when it is evidently meant as a DeepSpeed config."""
+    from .sources.dsconfig import _STRONG_MARKERS
+
+    name = Path(path).name.lower()
+    return any(m.encode() in data for m in _STRONG_MARKERS) or "deepspeed" in name or name.startswith("ds_")
+
+
+def _check_config(source: SourceFile, text: str, settings: Settings) -> FileResult:
+    from .rules.context import ConfigContext
+    from .sources.dsconfig import JsonError, looks_like_deepspeed_config, parse_json
+
+    try:
+        doc = parse_json(source.path, text)
+    except JsonError as error:
+        if not _json_worth_reporting(source.path, text.encode("utf-8", "surrogatepass")):
+            return FileResult(source, "skipped")
+        lines = LineIndex(text)
+        start = lines.offset(error.row, error.column)
+        return FileResult(source, "dsconfig", [_engine_finding(
+            SYNTAX_ERROR, source.path, f"{error} (DeepSpeed cannot load this config)", lines.span(start, start))], text=text)
+    except RecursionError:
+        return FileResult(source, "skipped")
+    if not looks_like_deepspeed_config(source.path, doc.value):
+        return FileResult(source, "skipped")
+    ctx = ConfigContext(doc=doc, settings=settings)
+    findings = _run_rules(_rules_of("dsconfig", settings), ctx, source.path, doc.lines)
+    return FileResult(source, "dsconfig", findings, summary=doc, text=text)
+
+
+def _check_launch(source: SourceFile, text: str, settings: Settings) -> FileResult:
+    from .rules.context import LaunchContext
+
+    try:
+        from .sources.launch import parse_launch_file
+    except ImportError:
+        return FileResult(source, "skipped")
+    launch = parse_launch_file(text, source.path)
+    noqa, file_noqa = _noqa(text)
+    ctx = LaunchContext(path=source.path, text=text, launch=launch, settings=settings)
+    findings = _run_rules(_rules_of("launch", settings), ctx, source.path, LineIndex(text))
+    return FileResult(source, "launch", findings, summary=launch, text=text, noqa=noqa, file_noqa=file_noqa)
+
+
+# -- many files ----------------------------------------------------------------------------------
+
+class ResultCache:
+    """Per-file results keyed by content hash, settings and dslint version, in one pickle."""
+
+    def __init__(self, folder: Optional[Path], settings: Settings):
+        self.path = None
+        self.entries: dict = {}
+        self.dirty = False
+        if folder is None:
+            return
+        self.path = folder / f"results-{__version__}-{settings.fingerprint()}.pickle"
+        try:
+            with open(self.path, "rb") as handle:
+                self.entries = pickle.load(handle)
+        except Exception:  # a missing or corrupt cache is just a cold run
+            self.entries = {}
+
+    def key(self, source: SourceFile) -> Optional[str]:
+        try:
+            with open(source.abspath, "rb") as handle:
+                digest = hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+            return f"{source.abspath}\0{source.path}\0{digest}"
+        except OSError:
+            return None
+
+    def get(self, key):
+        return self.entries.get(key) if key else None
+
+    def put(self, key, result: FileResult) -> None:
+        if key and self.path is not None:
+            self.entries[key] = result
+            self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty or self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            (self.path.parent / ".gitignore").write_text("*\n")
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent)
+            with os.fdopen(fd, "wb") as handle:
+                pickle.dump(self.entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self.path)
+        except (OSError, pickle.PicklingError):
+            pass  # caching is an optimisation; never fail a check because of it
+
+
+_WORKER_SETTINGS: Optional[Settings] = None
+
+
+def _worker_init(settings: Settings) -> None:
+    global _WORKER_SETTINGS
+    _WORKER_SETTINGS = settings
+
+
+def _worker_chunk(sources: list[SourceFile]) -> list[FileResult]:
+    return [check_file(s, _WORKER_SETTINGS) for s in sources]
+
+
+def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional[int] = None,
+                overlay: Optional[dict] = None, cache: Optional[ResultCache] = None,
+                progress: Optional[Callable[[int], None]] = None) -> list[FileResult]:
+    all_rules()
+    results: list[Optional[FileResult]] = [None] * len(sources)
+    todo: list[int] = []
+    keys: dict[int, Optional[str]] = {}
+    for index, source in enumerate(sources):
+        if cache is not None and (overlay is None or source.abspath not in overlay):
+            keys[index] = cache.key(source)
+            hit = cache.get(keys[index])
+            if hit is not None:
+                results[index] = hit
+                continue
+        todo.append(index)
+    if progress and len(todo) < len(sources):
+        progress(len(sources) - len(todo))
+    jobs = jobs or os.cpu_count() or 1
+    if len(todo) >= PARALLEL_THRESHOLD and jobs > 1 and overlay is None and "fork" in _start_methods():
+        import multiprocessing
+
+        chunk = max(4, len(todo) // (jobs * 4))
+        batches = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+        context = multiprocessing.get_context("fork")
+        with context.Pool(jobs, initializer=_worker_init, initargs=(settings,)) as pool:
+            for batch, batch_results in zip(batches, pool.imap(_worker_chunk, [[sources[i] for i in b] for b in batches])):
+                for index, result in zip(batch, batch_results):
+                    results[index] = result
+                if progress:
+                    progress(len(batch))
+    else:
+        for index in todo:
+            results[index] = check_file(sources[index], settings, overlay)
+            if progress:
+                progress(1)
+    if cache is not None:
+        for index in todo:
+            cache.put(keys.get(index), results[index])
+    return results  # type: ignore[return-value]
+
+
+def _start_methods() -> list[str]:
+    import multiprocessing
+
+    return multiprocessing.get_all_start_methods()
+
+
+def build_project(root: Path, results: list[FileResult]) -> Project:
+    project = Project(root=root)
+    for result in results:
+        path = result.source.path
+        if result.kind == "python" and result.summary is not None:
+            project.scripts[path] = result.summary
+        elif result.kind == "dsconfig" and result.summary is not None:
+            project.configs[path] = result.summary
+            project.texts[path] = result.text
+        elif result.kind == "launch" and result.summary is not None:
+            project.launches[path] = result.summary
+            project.texts[path] = result.text
+    return project
+
+
+def run_setup_rules(project: Project, settings: Settings) -> list[Finding]:
+    from .rules.context import SetupContext
+
+    ctx = SetupContext(project=project, settings=settings)
+    findings = []
+    for rule in _rules_of("setup", settings):
+        try:
+            for report in rule.check(ctx):
+                path = report.path or next(iter(project.scripts), "")
+                lines = None if isinstance(report.target, Span) else _lines_for(project, path)
+                findings.append(to_finding(rule, report, path, lines))
+        except Exception as error:
+            findings.append(_engine_finding(INTERNAL_ERROR, str(project.root),
+                                            f"internal error in rule {rule.code} ({rule.name}): {type(error).__name__}: {error}"))
+    # Setup rules also see configs: run the config rules that need the linked setup.
+    return findings
+
+
+def _lines_for(project: Project, path: str) -> Optional[LineIndex]:
+    text = project.texts.get(path)
+    return LineIndex(text) if text is not None else None
+
+
+def _suppressed(finding: Finding, by_path: dict[str, FileResult], settings: Settings) -> bool:
+    if not settings.is_enabled(finding.code) and finding.code not in (INTERNAL_ERROR,):
+        return True
+    for pattern, codes in settings.per_file_ignores.items():
+        if _path_matches(finding.path, pattern) and any(finding.code.startswith(c.upper()) or c.upper() == "ALL" for c in codes):
+            return True
+    result = by_path.get(finding.path)
+    if result is None or finding.code in (SYNTAX_ERROR, UNREADABLE, INTERNAL_ERROR):
+        return False
+    if result.file_noqa:
+        return True
+    for row in {finding.span.start.row, finding.span.end.row}:
+        if finding.code in result.noqa.get(row, ()):
+            return True
+    return False
+
+
+def _path_matches(path: str, pattern: str) -> bool:
+    import fnmatch
+
+    norm = path.replace(os.sep, "/").lstrip("./") if path.startswith("./") else path.replace(os.sep, "/")
+    return fnmatch.fnmatch(norm, pattern) or fnmatch.fnmatch(Path(path).name, pattern) or fnmatch.fnmatch(norm, f"*/{pattern}")
+
+
+def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, use_cache: bool = True,
+          overlay: Optional[dict] = None, jobs: Optional[int] = None,
+          progress_factory: Optional[Callable[[int], Callable[[int], None]]] = None) -> CheckResult:
+    """Check `paths` and return the findings that survive select/ignore/noqa, sorted."""
+    root = root or Path.cwd()
+    sources, errors = discover(paths, settings, root)
+    cache = ResultCache(root / ".dslint_cache", settings) if use_cache else None
+    progress = progress_factory(len(sources)) if progress_factory else None
+    results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress)
+    if cache is not None:
+        cache.save()
+    project = build_project(root, results)
+    findings = [f for r in results for f in r.findings]
+    findings += run_setup_rules(project, settings)
+    by_path = {r.source.path: r for r in results}
+    kept = [f for f in findings if not _suppressed(f, by_path, settings)]
+    kept.sort(key=Finding.sort_key)
+    texts = {r.source.path: r.text for r in results if r.text is not None}
+    internal = any(f.code == INTERNAL_ERROR for f in kept)
+    return CheckResult(findings=kept, errors=errors, files=sum(1 for r in results if r.kind != "skipped"),
+                       internal_error=internal, texts=texts)
+
+
+# -- fixing ----------------------------------------------------------------------------------
+
+@dataclass
+class FixOutcome:
+    changed: dict  # abspath -> (old text, new text)
+    applied: int
+    dropped: list[str]  # one line per fix that would have broken its file
+    remaining: CheckResult
+
+
+def _fixable(finding: Finding, unsafe: bool) -> bool:
+    return finding.fix is not None and (unsafe or finding.fix.applicability == Applicability.SAFE)
+
+
+def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Optional[Path] = None,
+        write: bool = True, overlay: Optional[dict] = None) -> FixOutcome:
+    """Apply fixes, re-check, repeat to a fixed point (bounded). Writes only when `write`."""
+    root = root or Path.cwd()
+    texts: dict[str, str] = dict(overlay or {})
+    originals: dict[str, str] = {}
+    applied = 0
+    dropped: list[str] = []
+    refused: set = set()
+    for _ in range(MAX_FIX_PASSES):
+        result = check(paths, settings, root=root, use_cache=False, overlay=texts or None)
+        by_file: dict[str, list[Finding]] = {}
+        for finding in result.findings:
+            if _fixable(finding, unsafe):
+                by_file.setdefault(finding.path, []).append(finding)
+        progress = False
+        for path, findings in by_file.items():
+            abspath = str(Path(path).resolve()) if not os.path.isabs(path) else path
+            kind = _kind_for(path)
+            current = texts.get(abspath)
+            if current is None:
+                source = SourceFile(path, abspath, kind)
+                current, error, _ = read_text(source, settings, None)
+                if current is None:
+                    continue
+                if kind == "dsconfig" and not _strict_json(current):
+                    continue  # hjson-style configs are reported, never rewritten
+            edits = []
+            for finding in findings:
+                key = (abspath, finding.code, finding.span.start, finding.fix.message)
+                if key in refused:
+                    continue
+                built = build_edits(finding.fix, current)
+                if not built:
+                    refused.add(key)
+                    continue
+                candidate, _ = apply_edits(current, built)
+                if not parses(kind, candidate):
+                    refused.add(key)
+                    dropped.append(f"{path}:{finding.span.start.row}:{finding.span.start.column}: {finding.code} fix dropped: "
+                                   f"the result would not parse")
+                    continue
+                edits.extend(built)
+            if not edits:
+                continue
+            new_text, count = apply_edits(current, edits)
+            if new_text == current or not parses(kind, new_text):
+                continue
+            originals.setdefault(abspath, current)
+            texts[abspath] = new_text
+            applied += count
+            progress = True
+        if not progress:
+            break
+    changed = {p: (originals[p], texts[p]) for p in originals if originals[p] != texts[p]}
+    if write:
+        for abspath, (_, new_text) in changed.items():
+            write_atomic(abspath, new_text)
+    remaining = check(paths, settings, root=root, use_cache=False, overlay=None if write else (texts or None))
+    return FixOutcome(changed=changed, applied=applied, dropped=dropped, remaining=remaining)
+
+
+def _strict_json(text: str) -> bool:
+    import json
+
+    try:
+        json.loads(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _kind_for(path: str) -> str:
+    from .sources.discover import kind_of
+
+    return kind_of(Path(path)) or "python"
+
+
+def write_atomic(abspath: str, text: str) -> None:
+    """Write via a temporary file and rename, keeping the file's mode and its BOM."""
+    with open(abspath, "rb") as handle:
+        had_bom = handle.read(3) == b"\xef\xbb\xbf"
+    data = (b"\xef\xbb\xbf" if had_bom else b"") + text.encode("utf-8", "surrogatepass")
+    mode = os.stat(abspath).st_mode & 0o7777
+    folder = os.path.dirname(abspath) or "."
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".dslint-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, abspath)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,185 @@
+"""Shared facts about how a script runs: does it start a multi-process job, and which
+framework already does the distributed plumbing (devices, wrapping, sampling)?
+
+Rules ask these questions through one place so that they agree with each other.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Optional
+
+from .script import CallSite, ScriptFacts
+
+LIGHTNING_TRAINERS = ("lightning.pytorch.Trainer",)
+FABRIC = ("lightning.fabric.Fabric",)
+HF_TRAINERS = ("transformers.Trainer", "transformers.Seq2SeqTrainer", "trl.SFTTrainer", "trl.DPOTrainer",
+               "trl.GRPOTrainer", "trl.RewardTrainer", "trl.PPOTrainer")
+ACCELERATOR = ("accelerate.Accelerator",)
+RANK_ENV_VARS = ("LOCAL_RANK", "RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE")
+_DISTRIBUTED_STRATEGY_WORDS = ("ddp", "deepspeed", "fsdp", "horovod", "xla", "hpu_parallel")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why dslint believes something: what was seen, and where."""
+
+    what: str
+    node: ast.AST
+
+
+def _literal(node: Optional[ast.AST]):
+    if node is None:
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
+def _env_key(node: ast.AST) -> Optional[str]:
+    """`os.environ["LOCAL_RANK"]`, `os.environ.get("RANK")`, `os.getenv("WORLD_SIZE")` → the key."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "environ":
+        key = _literal(node.slice)
+        return key if isinstance(key, str) else None
+    if isinstance(node, ast.Call) and node.args:
+        func = node.func
+        if isinstance(func, ast.Attribute) and (
+            (func.attr == "get" and isinstance(func.value, ast.Attribute) and func.value.attr == "environ")
+            or func.attr == "getenv"
+        ):
+            key = _literal(node.args[0])
+            return key if isinstance(key, str) else None
+    return None
+
+
+def trainer_is_multiprocess(site: CallSite) -> Optional[bool]:
+    """Does this Lightning Trainer/Fabric construction ask for several processes?
+
+    True for devices > 1, devices=-1/"-1"/a list of several, num_nodes > 1, or a distributed
+    strategy (string or object); False for literal single-device settings; None when unknown.
+    """
+    strategy = site.keyword("strategy")
+    if strategy is not None:
+        value = _literal(strategy)
+        if isinstance(value, str):
+            if any(word in value.lower() for word in _DISTRIBUTED_STRATEGY_WORDS):
+                return True
+        elif isinstance(strategy, ast.Call):
+            return True
+    nodes = _literal(site.keyword("num_nodes"))
+    if isinstance(nodes, int) and nodes > 1:
+        return True
+    devices = site.keyword("devices")
+    if devices is None:
+        devices = site.keyword("gpus")
+    if devices is None:
+        return False  # Lightning's default "auto" picks all GPUs, but with no strategy asked
+    value = _literal(devices)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value > 1 or value == -1
+    if isinstance(value, str):
+        if value.strip() in ("-1", "auto"):
+            return None if value.strip() == "auto" else True
+        if value.strip().isdigit():
+            return int(value) > 1
+        return "," in value.strip(", ")
+    if isinstance(value, (list, tuple)):
+        return len(value) > 1
+    return None
+
+
+class DistributedFacts:
+    """Answers to "how does this script run?" built from ScriptFacts."""
+
+    def __init__(self, facts: ScriptFacts):
+        self.facts = facts
+
+    @cached_property
+    def multiprocess_evidence(self) -> list[Evidence]:
+        """Everything that shows the script runs as several processes (empty: single process)."""
+        f = self.facts
+        found: list[Evidence] = []
+        for name, what in (
+            ("torch.distributed.init_process_group", "calls torch.distributed.init_process_group"),
+            ("torch.distributed.device_mesh.init_device_mesh", "calls init_device_mesh"),
+            ("deepspeed.initialize", "calls deepspeed.initialize"),
+            ("deepspeed.init_distributed", "calls deepspeed.init_distributed"),
+            ("torch.multiprocessing.spawn", "starts processes with torch.multiprocessing.spawn"),
+            ("torch.multiprocessing.start_processes", "starts processes with start_processes"),
+            ("accelerate.Accelerator", "uses HF Accelerate"),
+        ):
+            found += [Evidence(what, s.node) for s in f.calls_to(name)]
+        for site in f.calls_to(*LIGHTNING_TRAINERS, *FABRIC):
+            if trainer_is_multiprocess(site):
+                found.append(Evidence(f"builds a Lightning {site.attr} with several devices or a distributed strategy", site.node))
+        for node in self.rank_env_reads:
+            found.append(Evidence(f"reads {_env_key(node)} from the environment (set by torchrun/deepspeed)", node))
+        for site in f.method_calls("add_argument"):
+            if site.node.args and _literal(site.node.args[0]) in ("--local_rank", "--local-rank"):
+                found.append(Evidence("accepts --local_rank (passed by the deepspeed/torch.distributed launchers)", site.node))
+        return found
+
+    @cached_property
+    def rank_env_reads(self) -> list[ast.AST]:
+        reads = []
+        for node, _ in self.facts.of_type(ast.Subscript):
+            if _env_key(node) in RANK_ENV_VARS:
+                reads.append(node)
+        for site in self.facts.method_calls("get") + self.facts.method_calls("getenv"):
+            if _env_key(site.node) in RANK_ENV_VARS:
+                reads.append(site.node)
+        return reads
+
+    @property
+    def is_multiprocess(self) -> bool:
+        return bool(self.multiprocess_evidence)
+
+    @cached_property
+    def uses_plain_process_group(self) -> bool:
+        """torch.distributed / DDP done by hand (not through Lightning, Accelerate or HF Trainer)."""
+        return bool(self.facts.calls_to("torch.distributed.init_process_group", "torch.nn.parallel.DistributedDataParallel"))
+
+    @cached_property
+    def framework_places_devices(self) -> Optional[str]:
+        """Name of a framework that assigns each rank its device, when the script uses one."""
+        f = self.facts
+        if f.calls_to(*ACCELERATOR):
+            return "HF Accelerate"
+        if f.calls_to(*FABRIC):
+            return "Lightning Fabric"
+        if f.calls_to(*LIGHTNING_TRAINERS) or f.uses("lightning") or f.uses("pytorch_lightning"):
+            return "Lightning"
+        if f.calls_to(*HF_TRAINERS):
+            return "the HF Trainer"
+        return None
+
+    @cached_property
+    def framework_shards_data(self) -> Optional[str]:
+        """Name of a framework that gives each rank its share of the data, when one does."""
+        f = self.facts
+        if f.method_calls("prepare") and f.calls_to(*ACCELERATOR):
+            return "Accelerate's prepare()"
+        if f.method_calls("prepare_data_loader") or f.calls_to("accelerate.data_loader.prepare_data_loader"):
+            return "Accelerate's prepare_data_loader()"
+        if f.method_calls("setup_dataloaders") and f.calls_to(*FABRIC):
+            return "Fabric's setup_dataloaders()"
+        if f.calls_to(*LIGHTNING_TRAINERS) or f.uses("lightning.pytorch") or f.uses("pytorch_lightning"):
+            return "the Lightning Trainer"
+        if f.calls_to(*HF_TRAINERS):
+            return "the HF Trainer"
+        for site in f.calls_to("deepspeed.initialize"):
+            if site.keyword("training_data") is not None:
+                return "deepspeed.initialize(training_data=...)"
+        return None
+
+
+def distributed_facts(facts: ScriptFacts) -> DistributedFacts:
+    cached = getattr(facts, "_distributed", None)
+    if cached is None:
+        cached = DistributedFacts(facts)
+        facts._distributed = cached  # type: ignore[attr-defined]
+    return cached

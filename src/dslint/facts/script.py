@@ -1,0 +1,250 @@
+"""Per-file facts for a Python training script, built by one walk of its `ast`.
+
+Every rule reads these facts instead of walking the tree again: calls with their resolved
+qualified names, the nodes of each type, and for each recorded node its *context* (enclosing
+function and class, loops, `if` branches, `with` blocks, whether it runs at import time).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from ..sources.names import ImportTable, dotted
+from ..textpos import LineIndex
+
+
+class Context:
+    """Where a node sits. Shared by all nodes of the same block; never mutated."""
+
+    __slots__ = ("function", "class_", "loops", "guards", "withs", "parent")
+
+    def __init__(self, function=None, class_=None, loops=(), guards=(), withs=(), parent=None):
+        self.function: Optional[ast.AST] = function  # innermost FunctionDef/AsyncFunctionDef/Lambda
+        self.class_: Optional[ast.ClassDef] = class_  # innermost class whose body (or method) holds it
+        self.loops: tuple = loops  # enclosing For/While nodes, outermost first
+        self.guards: tuple = guards  # (If node, in_body: bool) pairs, outermost first
+        self.withs: tuple = withs  # enclosing With nodes
+        self.parent: Optional[ast.AST] = parent  # the statement/expression that holds the node
+
+    @property
+    def at_import_time(self) -> bool:
+        """True when the code runs when the module is imported (module level or class body)."""
+        return self.function is None
+
+    def replace(self, **changes) -> "Context":
+        values = {name: getattr(self, name) for name in self.__slots__}
+        values.update(changes)
+        return Context(**values)
+
+
+@dataclass
+class CallSite:
+    node: ast.Call
+    ctx: Context
+    qualname: Optional[str]  # canonical qualified name when the callee is rooted in an import
+    attr: str  # last name of the callee (`set_epoch` in `sampler.set_epoch(e)`)
+    receiver: Optional[str]  # dotted receiver of a method call (`train_sampler`), else None
+
+    def keyword(self, name: str) -> Optional[ast.expr]:
+        for kw in self.node.keywords:
+            if kw.arg == name:
+                return kw.value
+        return None
+
+    def argument(self, position: int, name: str) -> Optional[ast.expr]:
+        """The argument given positionally at `position` or by keyword `name`."""
+        if position is not None and len(self.node.args) > position and not any(
+            isinstance(a, ast.Starred) for a in self.node.args[: position + 1]
+        ):
+            return self.node.args[position]
+        return self.keyword(name)
+
+    @property
+    def has_star_kwargs(self) -> bool:
+        return any(kw.arg is None for kw in self.node.keywords)
+
+
+@dataclass
+class Assignment:
+    name: str  # dotted target (`loader`, `self.sampler`)
+    value: ast.expr
+    node: ast.stmt
+    ctx: Context
+
+
+@dataclass
+class ScriptFacts:
+    path: str
+    text: str
+    tree: ast.Module
+    lines: LineIndex
+    imports: ImportTable
+    calls: list[CallSite] = field(default_factory=list)
+    nodes: dict[type, list[tuple[ast.AST, Context]]] = field(default_factory=dict)
+    assignments: list[Assignment] = field(default_factory=list)
+    functions: dict[str, ast.AST] = field(default_factory=dict)  # module-level defs and `Class.method`
+    classes: dict[str, ast.ClassDef] = field(default_factory=dict)
+    _by_qualname: dict[str, list[CallSite]] = field(default_factory=dict)
+    _by_attr: dict[str, list[CallSite]] = field(default_factory=dict)
+    _ctx_of: dict[int, Context] = field(default_factory=dict)
+
+    # -- queries used by rules ------------------------------------------------------------
+    def calls_to(self, *qualnames: str) -> list[CallSite]:
+        """Calls whose callee resolves to one of these canonical qualified names."""
+        if len(qualnames) == 1:
+            return self._by_qualname.get(qualnames[0], [])
+        return [c for q in qualnames for c in self._by_qualname.get(q, [])]
+
+    def calls_with_prefix(self, prefix: str) -> Iterator[CallSite]:
+        for q, sites in self._by_qualname.items():
+            if q.startswith(prefix):
+                yield from sites
+
+    def method_calls(self, attr: str) -> list[CallSite]:
+        """Calls of `<anything>.attr(...)` and of a bare `attr(...)`, resolved or not."""
+        return self._by_attr.get(attr, [])
+
+    def of_type(self, node_type: type) -> list[tuple[ast.AST, Context]]:
+        return self.nodes.get(node_type, [])
+
+    def context_of(self, node: ast.AST) -> Optional[Context]:
+        return self._ctx_of.get(id(node))
+
+    def assignments_to(self, name: str, function: Optional[ast.AST] = ...) -> list[Assignment]:
+        """Assignments to `name`; with `function` given, only those in that scope."""
+        return [
+            a for a in self.assignments
+            if a.name == name and (function is ... or a.ctx.function is function)
+        ]
+
+    def resolve(self, expr: ast.AST) -> Optional[str]:
+        return self.imports.resolve(expr)
+
+    def callee_name(self, call: ast.Call) -> Optional[str]:
+        return self.imports.resolve(call.func)
+
+    def uses(self, package: str) -> bool:
+        return self.imports.uses(package)
+
+
+# Node types that no rule asks for; not indexed, to keep the walk lean.
+_NOT_INDEXED = (ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.operator, ast.cmpop,
+                ast.boolop, ast.unaryop, ast.arg, ast.arguments, ast.keyword, ast.alias)
+
+
+def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
+    """Walk `tree` once and collect everything rules need."""
+    facts = ScriptFacts(path=path, text=text, tree=tree, lines=LineIndex(text), imports=ImportTable())
+    imports = facts.imports
+    nodes = facts.nodes
+    ctx_of = facts._ctx_of
+    calls: list[tuple[ast.Call, Context]] = []
+    root = Context()
+    stack: list[tuple[ast.AST, Context]] = [(stmt, root) for stmt in reversed(tree.body)]
+    push = stack.append
+    while stack:
+        node, ctx = stack.pop()
+        kind = type(node)
+        if not isinstance(node, _NOT_INDEXED):
+            nodes.setdefault(kind, []).append((node, ctx))
+            ctx_of[id(node)] = ctx
+        if kind is ast.Call:
+            calls.append((node, ctx))
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            imports.add(node)
+            continue
+        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+            if ctx.function is None:
+                key = f"{ctx.class_.name}.{node.name}" if ctx.class_ is not None else node.name
+                facts.functions.setdefault(key, node)
+            inner = Context(function=node, class_=ctx.class_, parent=node)
+            for stmt in reversed(node.body):
+                push((stmt, inner))
+            outer = ctx.replace(parent=node)
+            for dec in node.decorator_list:
+                push((dec, outer))
+            for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+                push((default, outer))  # defaults run when the def runs
+            continue
+        if kind is ast.ClassDef:
+            if ctx.function is None:
+                facts.classes.setdefault(node.name, node)
+            inner = ctx.replace(class_=node, parent=node)
+            for stmt in reversed(node.body):
+                push((stmt, inner))
+            for expr in node.bases + node.decorator_list + [k.value for k in node.keywords]:
+                push((expr, ctx))
+            continue
+        if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
+            inner = ctx.replace(loops=ctx.loops + (node,), parent=node)
+            for stmt in reversed(node.body):
+                push((stmt, inner))
+            for stmt in reversed(node.orelse):
+                push((stmt, ctx))
+            if kind is ast.While:
+                push((node.test, ctx))
+            else:
+                push((node.iter, ctx))
+                push((node.target, ctx))
+            continue
+        if kind is ast.If:
+            body_ctx = ctx.replace(guards=ctx.guards + ((node, True),), parent=node)
+            else_ctx = ctx.replace(guards=ctx.guards + ((node, False),), parent=node)
+            for stmt in reversed(node.orelse):
+                push((stmt, else_ctx))
+            for stmt in reversed(node.body):
+                push((stmt, body_ctx))
+            push((node.test, ctx))
+            continue
+        if kind is ast.With or kind is ast.AsyncWith:
+            inner = ctx.replace(withs=ctx.withs + (node,), parent=node)
+            for stmt in reversed(node.body):
+                push((stmt, inner))
+            for item in node.items:
+                push((item.context_expr, ctx))
+            continue
+        if kind is ast.Lambda:
+            inner = Context(function=node, class_=ctx.class_, parent=node)
+            push((node.body, inner))
+            continue
+        if kind is ast.Assign or kind is ast.AnnAssign:
+            value = node.value
+            if value is not None:
+                targets = node.targets if kind is ast.Assign else [node.target]
+                for target in targets:
+                    _record_assignment(facts, target, value, node, ctx)
+        child_ctx = ctx if ctx.parent is node else ctx.replace(parent=node)
+        for child in ast.iter_child_nodes(node):
+            push((child, child_ctx))
+
+    by_q = facts._by_qualname
+    by_attr = facts._by_attr
+    resolve = imports.resolve
+    for call, ctx in calls:
+        func = call.func
+        qualname = resolve(func)
+        if isinstance(func, ast.Attribute):
+            attr, receiver = func.attr, dotted(func.value)
+        elif isinstance(func, ast.Name):
+            attr, receiver = func.id, None
+        else:
+            attr, receiver = "", None
+        site = CallSite(call, ctx, qualname, attr, receiver)
+        facts.calls.append(site)
+        if qualname:
+            by_q.setdefault(qualname, []).append(site)
+        if attr:
+            by_attr.setdefault(attr, []).append(site)
+    return facts
+
+
+def _record_assignment(facts: ScriptFacts, target: ast.expr, value: ast.expr, node: ast.stmt, ctx: Context) -> None:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        # `model, opt, loader = accelerator.prepare(...)`: each name gets the whole call
+        for element in target.elts:
+            _record_assignment(facts, element, value, node, ctx)
+        return
+    name = dotted(target)
+    if name:
+        facts.assignments.append(Assignment(name, value, node, ctx))

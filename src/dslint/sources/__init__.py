@@ -1,0 +1,1 @@
+"""Readers for each kind of input: Python scripts, DeepSpeed JSON configs, launch scripts."""

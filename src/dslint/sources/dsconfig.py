@@ -1,0 +1,184 @@
+"""DeepSpeed JSON configs: values plus the exact position of every key and value.
+
+tree-sitter's JSON grammar gives byte ranges for every node and tolerates comments, so a
+finding can point at the key and a fix can replace only the bytes of a key or a value.
+DeepSpeed reads config *paths* with hjson (comments and trailing commas accepted), so such a
+file is read and linted, but never rewritten.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import PurePath
+from typing import Any, Optional, Union
+
+from ..model import Span
+from ..textpos import LineIndex
+
+# Keys that only a DeepSpeed config has; two of them (or one plus a DeepSpeed-ish file name)
+# make a JSON file a DeepSpeed config. `optimizer`/`fp16` alone are too common elsewhere.
+DEEPSPEED_MARKER_KEYS = frozenset({
+    "train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
+    "zero_optimization", "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer",
+    "gradient_clipping", "steps_per_print", "wall_clock_breakdown", "fp16", "bf16", "bfloat16",
+    "activation_checkpointing", "optimizer", "scheduler", "prescale_gradients", "flops_profiler",
+    "communication_data_type", "aio", "tensorboard", "data_types", "amp", "comms_logger",
+})
+_STRONG_MARKERS = frozenset({
+    "train_batch_size", "train_micro_batch_size_per_gpu", "zero_optimization",
+    "zero_allow_untested_optimizer", "zero_force_ds_cpu_optimizer", "steps_per_print",
+    "wall_clock_breakdown", "gradient_accumulation_steps",
+})
+
+PathKey = Union[str, int]
+
+
+@dataclass
+class JsonNode:
+    """A value in the document, with where it is written."""
+
+    value: Any
+    span: Span  # the value itself
+    key_span: Optional[Span] = None  # the key of the pair holding it, quotes included
+    pair_span: Optional[Span] = None  # `"key": value`
+    children: dict = field(default_factory=dict)  # key (str) or index (int) -> JsonNode
+    kind: str = "value"  # object | array | string | number | true | false | null | value
+
+
+@dataclass
+class JsonDoc:
+    path: str
+    text: str
+    lines: LineIndex
+    root: Optional[JsonNode]
+    value: Any
+    strict: bool  # valid strict JSON (json.loads): only then is the file rewritten by fixes
+    duplicate_keys: list[tuple[tuple, Span]] = field(default_factory=list)
+
+    def node(self, path: tuple[PathKey, ...]) -> Optional[JsonNode]:
+        node = self.root
+        for key in path:
+            if node is None:
+                return None
+            node = node.children.get(key)
+        return node
+
+    def walk(self):
+        """Yield (path, node) for every node, depth first."""
+        stack: list[tuple[tuple, JsonNode]] = [((), self.root)] if self.root else []
+        while stack:
+            path, node = stack.pop()
+            yield path, node
+            for key, child in reversed(list(node.children.items())):
+                stack.append((path + (key,), child))
+
+
+class JsonError(Exception):
+    def __init__(self, message: str, row: int, column: int):
+        super().__init__(message)
+        self.row, self.column = row, column
+
+
+@lru_cache(maxsize=1)
+def _parser():
+    import tree_sitter
+    import tree_sitter_json
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_json.language()))
+
+
+def _decode_lenient(text: str) -> Any:
+    import hjson
+
+    return hjson.loads(text)
+
+
+def parse_json(path: str, text: str) -> JsonDoc:
+    """Parse a JSON (or hjson-tolerant) document; raise JsonError with a position when invalid."""
+    strict = True
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as strict_error:
+        strict = False
+        try:
+            value = _decode_lenient(text)
+        except Exception:  # hjson raises its own HjsonDecodeError and others
+            raise JsonError(f"invalid JSON: {strict_error.msg}", strict_error.lineno, strict_error.colno) from None
+    except RecursionError:
+        raise JsonError("invalid JSON: nested too deeply", 1, 1) from None
+    lines = LineIndex(text)
+    doc = JsonDoc(path=path, text=text, lines=lines, root=None, value=value, strict=strict)
+    data = text.encode("utf-8")
+    to_char = (lambda b: b) if len(data) == len(text) else _byte_to_char_mapper(data)
+    tree = _parser().parse(data)
+    top = next((c for c in tree.root_node.named_children if c.type != "comment"), None)
+    if top is not None:
+        doc.root = _build(top, to_char, lines, doc, ())
+    return doc
+
+
+def _byte_to_char_mapper(data: bytes):
+    def to_char(b: int) -> int:
+        return len(data[:b].decode("utf-8", "ignore"))
+
+    return to_char
+
+
+def _build(ts_node, to_char, lines: LineIndex, doc: JsonDoc, path: tuple) -> JsonNode:
+    span = lines.span(to_char(ts_node.start_byte), to_char(ts_node.end_byte))
+    kind = ts_node.type
+    node = JsonNode(value=None, span=span, kind=kind)
+    if kind == "object":
+        obj = {}
+        for pair in ts_node.named_children:
+            if pair.type != "pair":
+                continue
+            key_node = pair.child_by_field_name("key")
+            value_node = pair.child_by_field_name("value")
+            if key_node is None or value_node is None:
+                continue
+            key = _string_value(key_node, doc.text, to_char)
+            child = _build(value_node, to_char, lines, doc, path + (key,))
+            child.key_span = lines.span(to_char(key_node.start_byte), to_char(key_node.end_byte))
+            child.pair_span = lines.span(to_char(pair.start_byte), to_char(pair.end_byte))
+            if key in node.children:
+                doc.duplicate_keys.append((path + (key,), child.key_span))
+            node.children[key] = child
+            obj[key] = child.value
+        node.value = obj
+    elif kind == "array":
+        items = []
+        for index, item in enumerate(c for c in ts_node.named_children if c.type != "comment"):
+            child = _build(item, to_char, lines, doc, path + (index,))
+            node.children[index] = child
+            items.append(child.value)
+        node.value = items
+    else:
+        raw = doc.text[span.start_offset:span.end_offset]
+        try:
+            node.value = json.loads(raw)
+        except ValueError:
+            node.value = raw
+    return node
+
+
+def _string_value(ts_node, text: str, to_char) -> str:
+    raw = text[to_char(ts_node.start_byte):to_char(ts_node.end_byte)]
+    try:
+        value = json.loads(raw)
+        return value if isinstance(value, str) else raw
+    except ValueError:
+        return raw.strip("\"'")
+
+
+def looks_like_deepspeed_config(path: str, value: Any) -> bool:
+    """Is this parsed JSON a DeepSpeed config? (Other JSON files are not dslint's business.)"""
+    if not isinstance(value, dict):
+        return False
+    keys = set(value)
+    strong = len(keys & _STRONG_MARKERS)
+    markers = len(keys & DEEPSPEED_MARKER_KEYS)
+    name = PurePath(path).name.lower()
+    ds_name = any(word in name for word in ("ds_", "deepspeed", "zero", "ds-", "dsconfig"))
+    return strong >= 2 or (strong >= 1 and markers >= 2) or (ds_name and markers >= 1)

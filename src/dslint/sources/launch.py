@@ -1,0 +1,647 @@
+"""Parse launch commands in shell scripts, sbatch files and Makefiles into plain data.
+
+`parse_launch_file(text)` finds every command that starts training through a launcher
+(torchrun, `python -m torch.distributed.run|launch`, deepspeed, accelerate launch, srun, mpirun,
+`fabric run` / `lightning run model`, or plain `python script.py`), with the chain of launchers,
+each option and its exact position, the environment the command sees, the script and its
+arguments, and facts derived the way each launcher derives them. It never raises.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from dslint.textpos import LineIndex
+
+from . import launch_flags as flags
+from .launch_facts import derive_facts
+from .launch_model import (
+    EnvValue,
+    LaunchCommand,
+    LaunchFile,
+    Launcher,
+    LaunchOption,
+    SbatchDirective,
+    SbatchDirectives,
+    ShellArg,
+)
+from .launch_options import join_spans, parse_argparse, parse_getopt, parse_mpirun
+from .launch_shell import LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
+
+__all__ = [
+    "parse_launch_file",
+    "is_launch_file",
+    "LaunchFile",
+    "LaunchCommand",
+    "Launcher",
+    "LaunchOption",
+    "EnvValue",
+    "ShellArg",
+    "SbatchDirective",
+    "SbatchDirectives",
+]
+
+# Stands for the part of a value the file does not show; a value holding it is unknown.
+UNKNOWN = "\ue000"
+
+SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".zsh", ".ksh")
+MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")
+LAUNCHER_WORDS = re.compile(
+    r"\b(torchrun|deepspeed|accelerate(-launch)?|srun|mpirun|mpiexec|orterun|fabric|lightning|python[0-9.]*"
+    r"|torch\.distributed\.(run|launch))\b"
+)
+_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=)")
+_MAKE_ASSIGNMENT = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|:=|::=|\+=|=|!=)\s*(.*)$")
+_PYTHON_WORD = re.compile(r"python[0-9.]*")
+_RESERVED_PREFIX = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}",
+                              "time", "esac"})
+_SKIPPED_COMMANDS = frozenset({"for", "case", "select", "function", "[[", "[", "test", "echo", "printf", "cd"})
+_PASS_THROUGH = frozenset({"nohup", "exec", "command", "builtin"})
+_PYTHON_MODULE_LAUNCHERS = {
+    "torch.distributed.run": "torchrun",
+    "torch.distributed.launch": "torch.distributed.launch",
+    "deepspeed.launcher.runner": "deepspeed",
+    "accelerate.commands.launch": "accelerate",
+    "lightning.fabric.cli": "lightning",
+    "lightning_fabric.cli": "lightning",
+}
+# `fabric run` options (lightning/fabric/cli.py @click.option, Lightning-AI/pytorch-lightning@7f0c343):
+# all of them take a value.
+_FABRIC_OPTIONS = {
+    "--accelerator": ("accelerator", 1), "--strategy": ("strategy", 1), "--devices": ("devices", 1),
+    "--num-nodes": ("num_nodes", 1), "--num_nodes": ("num_nodes", 1), "--node-rank": ("node_rank", 1),
+    "--node_rank": ("node_rank", 1), "--main-address": ("main_address", 1), "--main_address": ("main_address", 1),
+    "--main-port": ("main_port", 1), "--main_port": ("main_port", 1), "--precision": ("precision", 1),
+}
+
+
+def is_launch_file(path: str, text: str) -> bool:
+    """Whether a file is worth parsing: a shell/sbatch script or a Makefile that names a launcher."""
+    name = os.path.basename(str(path))
+    looks_like_shell = name.endswith(SHELL_SUFFIXES) or text.startswith("#!") and "sh" in text[:64].split("\n", 1)[0]
+    looks_like_make = name in MAKE_NAMES or name.endswith(".mk")
+    if not (looks_like_shell or looks_like_make):
+        return False
+    return "#SBATCH" in text or LAUNCHER_WORDS.search(text) is not None
+
+
+def parse_launch_file(text: str, kind_hint: str | None = None) -> LaunchFile:
+    """Parse a shell script, sbatch file or Makefile into its launch commands.
+
+    kind_hint: "make" for a Makefile (recipe lines, make variables); anything else reads the
+    text as a shell script. Garbage yields an empty LaunchFile; this function never raises.
+    """
+    try:
+        return _parse(text, kind_hint)
+    except Exception:  # a linter must survive any input; this is a bug to fix, not to show
+        return LaunchFile()
+
+
+# -- file walking --------------------------------------------------------------------------
+
+@dataclass
+class _State:
+    """What the walk knows at the current point of the file."""
+
+    index: LineIndex
+    text: str
+    shell_vars: dict[str, str] = field(default_factory=dict)  # may hold UNKNOWN
+    make_vars: dict[str, str] = field(default_factory=dict)
+    env: dict[str, EnvValue] = field(default_factory=dict)
+    sbatch: SbatchDirectives = field(default_factory=SbatchDirectives)
+    commands: list[LaunchCommand] = field(default_factory=list)
+
+
+def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
+    state = _State(LineIndex(text), text)
+    _read_sbatch_directives(state)
+    if kind_hint == "make":
+        _walk_makefile(state)
+    else:
+        _walk_commands(state, lex(text), make_mode=False)
+    variables = {k: v for k, v in {**state.make_vars, **state.shell_vars}.items() if UNKNOWN not in v}
+    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables)
+
+
+def _split_simple_commands(items: list) -> list[list[Word]]:
+    """Words between control operators (newline ; & && || | ( ) ;;), redirection targets dropped."""
+    commands: list[list[Word]] = []
+    current: list[Word] = []
+    skip_next = False
+    for item in items:
+        if isinstance(item, Operator):
+            if item.op in ("<", ">", ">>", "<<", "&>", ">&", "<&"):
+                skip_next = True
+                continue
+            if current:
+                commands.append(current)
+            current = []
+            skip_next = False
+            continue
+        if skip_next:
+            skip_next = False
+            continue
+        current.append(item)
+    if current:
+        commands.append(current)
+    return commands
+
+
+def _walk_commands(state: _State, items: list, make_mode: bool) -> None:
+    for words in _split_simple_commands(items):
+        _handle_simple_command(state, words, make_mode)
+
+
+def _walk_makefile(state: _State) -> None:
+    """Top-level `NAME = value` lines are make variables; tab-indented lines are recipes."""
+    text = state.text
+    lines = text.split("\n")
+    offset = 0
+    in_recipe = False
+    row = 0
+    while row < len(lines):
+        line = lines[row]
+        start = offset
+        # A logical line: `\` at the end joins the next one.
+        end_row = row
+        while lines[end_row].endswith("\\") and end_row + 1 < len(lines):
+            end_row += 1
+        logical_end = start + sum(len(lines[r]) + 1 for r in range(row, end_row + 1)) - 1
+        offset = logical_end + 1
+        row = end_row + 1
+        if line.startswith("\t") and in_recipe:
+            _handle_recipe(state, start + 1, logical_end)
+            continue
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        assignment = _MAKE_ASSIGNMENT.match(text[start:logical_end].replace("\\\n", " "))
+        if assignment and ":" not in assignment.group(1):
+            _assign_make_variable(state, assignment, start)
+            continue
+        if ":" in stripped and not stripped.startswith(("if", "else", "endif", "include", "define")):
+            in_recipe = True
+            recipe_part = stripped.split(";", 1)
+            if len(recipe_part) == 2 and ":" in recipe_part[0]:  # `target: deps ; command`
+                semicolon = text.index(";", start)
+                _handle_recipe(state, semicolon + 1, logical_end)
+
+
+def _assign_make_variable(state: _State, match: re.Match, line_start: int) -> None:
+    name, op, raw_value = match.group(1), match.group(2), match.group(3).strip()
+    value_start = line_start + match.start(3)
+    words = lex(state.text, value_start, value_start + len(match.group(3)), make_mode=True)
+    parts = [_resolve_text(w, state, make_mode=True) for w in words if isinstance(w, Word)]
+    value = " ".join(parts) if op != "!=" else UNKNOWN
+    if op == "?=" and name in state.make_vars:
+        return
+    if op == "+=" and name in state.make_vars:
+        value = (state.make_vars[name] + " " + value).strip()
+    state.make_vars[name] = value
+    if match.group(0).startswith("export"):
+        span = state.index.span(line_start, line_start + len(match.group(0).rstrip()))
+        state.env[name] = EnvValue(name, _known(value), "export", span)
+    del raw_value
+
+
+def _handle_recipe(state: _State, start: int, end: int) -> None:
+    text = state.text
+    while start < end and text[start] in "@-+ \t":  # make's recipe prefixes
+        start += 1
+    _walk_commands(state, lex(text, start, end, make_mode=True), make_mode=True)
+
+
+# -- #SBATCH -------------------------------------------------------------------------------
+
+_SBATCH_FIELDS = {
+    "nodes": "nodes", "ntasks": "ntasks", "ntasks-per-node": "ntasks_per_node", "tasks-per-node": "ntasks_per_node",
+    "gpus-per-node": "gpus_per_node", "gpus": "gpus", "gpus-per-task": "gpus_per_task",
+    "cpus-per-task": "cpus_per_task", "job-name": "job_name",
+}
+_SBATCH_SHORT_KEYS = {"N": "nodes", "n": "ntasks", "c": "cpus-per-task", "G": "gpus", "J": "job-name"}
+
+
+def _read_sbatch_directives(state: _State) -> None:
+    """`#SBATCH` at the start of a line, up to the first command line (src/sbatch/opt.c
+    _opt_batch_script: "Stop parsing script if not a comment")."""
+    text = state.text
+    offset = 0
+    for line in text.split("\n"):
+        line_start, offset = offset, offset + len(line) + 1
+        if line.startswith("#SBATCH"):
+            body = line_start + len("#SBATCH")
+            items = lex(text, body, line_start + len(line))
+            args = [_resolve_word(w, state, False)[0] for w in items if isinstance(w, Word)]
+            options, _ = parse_getopt(args, 0, flags.SBATCH_LONG, flags.SBATCH_SHORT)
+            for option in options:
+                _record_sbatch(state.sbatch, option)
+            continue
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break
+
+
+def _record_sbatch(sbatch: SbatchDirectives, option: LaunchOption) -> None:
+    key = _SBATCH_SHORT_KEYS.get(option.key, option.key)
+    value = option.value
+    directive = SbatchDirective(option.name, key, value, option.span, _count_of(key, value))
+    sbatch.all.append(directive)
+    if key == "gres":
+        count = _gres_gpu_count(value)
+        if count is not None:
+            sbatch.gpus_per_node = SbatchDirective(option.name, key, value, option.span, count)
+        return
+    attr = _SBATCH_FIELDS.get(key)
+    if attr:
+        setattr(sbatch, attr, directive)
+
+
+def _count_of(key: str, value: Optional[str]) -> Optional[int]:
+    """The number a directive gives: `4`, `a100:4` for GPU counts; `2-4` node ranges stay None."""
+    if value is None:
+        return None
+    if key.startswith("gpus"):
+        value = value.rsplit(":", 1)[-1]
+    return int(value) if value.isdigit() else None
+
+
+def _gres_gpu_count(value: Optional[str]) -> Optional[int]:
+    """`gpu:4`, `gpu:a100:4`, `gpu:4(S:0)`, `gpu` (one) in a comma list of GRES."""
+    if value is None:
+        return None
+    for gres in value.split(","):
+        fields = gres.split("(", 1)[0].split(":")
+        if fields[0] == "gpu":
+            if len(fields) == 1:
+                return 1
+            return int(fields[-1]) if fields[-1].isdigit() else None
+    return None
+
+
+# -- words ---------------------------------------------------------------------------------
+
+def _lookup(part, state: _State, make_mode: bool) -> str:
+    if part.kind == LIT:
+        return part.text
+    if part.kind == VAR:
+        return state.shell_vars.get(part.text, UNKNOWN) if not make_mode or part.text in state.shell_vars else UNKNOWN
+    if part.kind == PARAM:
+        value = state.shell_vars.get(part.text)
+        return value if value else UNKNOWN  # `${X:-8}`: the default applies only if X is unset here
+    if part.kind == MAKEVAR:
+        return state.make_vars.get(part.text, UNKNOWN)
+    return UNKNOWN  # CMD, ARITH, SPECIAL
+
+
+def _resolve_text(word: Word, state: _State, make_mode: bool) -> str:
+    return "".join(_lookup(p, state, make_mode) for p in word.parts)
+
+
+def _resolve_word(word: Word, state: _State, make_mode: bool) -> list[ShellArg]:
+    """A word's value(s): an unquoted expansion whose value has spaces splits into several
+    words (the shell's field splitting); each keeps the span of the original word."""
+    value = _resolve_text(word, state, make_mode)
+    raw = state.text[word.start:word.end]
+    span = state.index.span(word.start, word.end)
+    splits = any(p.kind in (VAR, PARAM, MAKEVAR) and not p.quoted for p in word.parts)
+    if splits and any(ch.isspace() for ch in value):
+        return [ShellArg(_known(piece), raw, span) for piece in value.split()]
+    if splits and value == "" and not any(p.quoted for p in word.parts):
+        return []  # an empty unquoted expansion vanishes
+    return [ShellArg(_known(value), raw, span)]
+
+
+def _known(value: str) -> Optional[str]:
+    return None if UNKNOWN in value else value
+
+
+# -- one simple command --------------------------------------------------------------------
+
+def _handle_simple_command(state: _State, words: list[Word], make_mode: bool) -> None:
+    words = _strip_reserved_words(words)
+    if not words:
+        return
+    first = words[0].literal_prefix()
+    if first in _SKIPPED_COMMANDS and words[0].is_literal:
+        return
+    inline: dict[str, EnvValue] = {}
+    i = _take_assignments(state, words, 0, inline, make_mode)
+    if i == len(words):  # only assignments: they set shell variables
+        for name, env_value in inline.items():
+            state.shell_vars[name] = _raw_value_or_unknown(env_value)
+            state.env[name] = EnvValue(name, env_value.value, "assign", env_value.span)
+        return
+    head = words[i]
+    if head.is_literal and head.literal() in ("export", "declare", "typeset", "readonly", "local"):
+        _handle_export(state, words[i + 1:], make_mode, exported=head.literal() in ("export", "declare", "typeset"))
+        return
+    args: list[ShellArg] = []
+    for word in words[i:]:
+        args.extend(_resolve_word(word, state, make_mode))
+    args = _strip_wrappers(args, inline, state)
+    command = _parse_command(state, args, inline)
+    if command is not None:
+        command.span = state.index.span(words[0].start, words[-1].end)
+        state.commands.append(command)
+    _maybe_parse_shell_c(state, args, words)
+
+
+def _strip_reserved_words(words: list[Word]) -> list[Word]:
+    while words and words[0].is_literal and words[0].literal() in _RESERVED_PREFIX:
+        words = words[1:]
+    return words
+
+
+def _take_assignments(state: _State, words: list[Word], i: int, into: dict[str, EnvValue], make_mode: bool) -> int:
+    while i < len(words):
+        word = words[i]
+        match = _ASSIGNMENT.match(word.literal_prefix())
+        if not match:
+            break
+        into[match.group(1)] = _env_value_of(state, word, match, "inline", make_mode)
+        i += 1
+    return i
+
+
+def _env_value_of(state: _State, word: Word, match: re.Match, source: str, make_mode: bool) -> EnvValue:
+    name, op = match.group(1), match.group(2)
+    full = _resolve_text(word, state, make_mode)
+    value = full[match.end():]
+    if op == "+=":
+        value = state.shell_vars.get(name, "") + value
+    return EnvValue(name, _known(value), source, state.index.span(word.start, word.end))
+
+
+def _raw_value_or_unknown(env_value: EnvValue) -> str:
+    return env_value.value if env_value.value is not None else UNKNOWN
+
+
+def _handle_export(state: _State, words: list[Word], make_mode: bool, exported: bool) -> None:
+    for word in words:
+        prefix = word.literal_prefix()
+        if prefix.startswith("-"):
+            continue  # export -n, declare -x ...
+        match = _ASSIGNMENT.match(prefix)
+        if match:
+            env_value = _env_value_of(state, word, match, "export" if exported else "assign", make_mode)
+            state.shell_vars[env_value.name] = _raw_value_or_unknown(env_value)
+            state.env[env_value.name] = env_value
+        elif exported and word.is_literal and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
+            known = state.env.get(prefix)
+            value = known.value if known else None
+            state.env[prefix] = EnvValue(prefix, value, "export", state.index.span(word.start, word.end))
+
+
+def _strip_wrappers(args: list[ShellArg], inline: dict[str, EnvValue], state: _State) -> list[ShellArg]:
+    """`env A=1 cmd`, `nohup cmd`, `exec cmd`, `time cmd`: the command is what follows."""
+    while args:
+        head = args[0].value
+        if head in _PASS_THROUGH or head == "time":
+            args = args[1:]
+            continue
+        if head is not None and os.path.basename(head) == "env":
+            args = args[1:]
+            while args and args[0].value is not None:
+                match = _ASSIGNMENT.match(args[0].value)
+                if match:
+                    value = args[0].value[match.end():]
+                    inline[match.group(1)] = EnvValue(match.group(1), value, "inline", args[0].span)
+                elif args[0].value in ("-u", "--unset"):
+                    args = args[1:]
+                elif not args[0].value.startswith("-"):
+                    break
+                args = args[1:]
+            continue
+        break
+    return args
+
+
+def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word]) -> None:
+    """`bash -c '...'` (also after srun): parse the quoted script where its offsets are exact."""
+    for k in range(len(args) - 1):
+        head = args[k].value
+        if head is None or os.path.basename(head) not in ("bash", "sh", "zsh") or args[k + 1].value != "-c":
+            continue
+        if k + 2 >= len(args):
+            return
+        target = args[k + 2]
+        raw = target.raw
+        if len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'" and "'" not in raw[1:-1]:
+            start = target.span.start_offset + 1
+            _walk_commands(state, lex(state.text, start, target.span.end_offset - 1), make_mode=False)
+        return
+
+
+# -- launcher chains -----------------------------------------------------------------------
+
+def _program_name(arg: ShellArg) -> Optional[str]:
+    return os.path.basename(arg.value) if arg.value else None
+
+
+def _launcher_kind_at(args: list[ShellArg], i: int) -> Optional[str]:
+    """The kind of launcher that args[i] starts, or None."""
+    name = _program_name(args[i])
+    if name is None:
+        return None
+    nxt = args[i + 1].value if i + 1 < len(args) else None
+    if name == "torchrun":
+        return "torchrun"
+    if name == "deepspeed":
+        return "deepspeed"
+    if name == "accelerate-launch" or (name == "accelerate" and nxt == "launch"):
+        return "accelerate"
+    if name == "srun":
+        return "srun"
+    if name in ("mpirun", "mpiexec", "orterun"):
+        return "mpirun"
+    if name == "fabric" and nxt == "run":
+        return "lightning"
+    if name == "lightning" and nxt == "run" and i + 2 < len(args) and args[i + 2].value == "model":
+        return "lightning"
+    if _PYTHON_WORD.fullmatch(name):
+        return "python"
+    return None
+
+
+def _is_program(arg: ShellArg) -> bool:
+    value = arg.value or ""
+    name = os.path.basename(value)
+    return bool(name) and (_launcher_kind_at([arg], 0) is not None or name.endswith(".py") or name in ("bash", "sh"))
+
+
+def _parse_command(state: _State, args: list[ShellArg], inline: dict[str, EnvValue]) -> Optional[LaunchCommand]:
+    if not args or _launcher_kind_at(args, 0) is None:
+        return None
+    command = LaunchCommand(span=args[0].span)
+    i = 0
+    while i < len(args):
+        kind = _launcher_kind_at(args, i)
+        if kind is None:
+            _set_script(command, args, i, module=False)
+            break
+        parser = _LAUNCHER_PARSERS[kind]
+        i, done = parser(command, args, i)
+        if done:
+            break
+    if not command.launchers or (command.launchers[-1].kind == "python" and len(command.launchers) == 1
+                                 and command.script is None and command.module is None):
+        return None
+    command.env = {**state.env, **inline}
+    derive_facts(command, state.sbatch)
+    return command
+
+
+def _set_script(command: LaunchCommand, args: list[ShellArg], i: int, module: bool) -> None:
+    if i >= len(args):
+        return
+    target = args[i]
+    if module:
+        command.module = target.value
+    else:
+        command.script = target.value
+    command.script_span = target.span
+    command.script_args = list(args[i + 1:])
+
+
+def _add_launcher(command: LaunchCommand, kind: str, args: list[ShellArg], first: int, last: int,
+                  options: list[LaunchOption]) -> Launcher:
+    word = " ".join(a.value or a.raw for a in args[first:last + 1])
+    launcher = Launcher(kind, word, join_spans(args[first].span, args[last].span))
+    for option in options:
+        launcher.option_list.append(option)
+        launcher.options[option.key] = option
+    command.launchers.append(launcher)
+    return launcher
+
+
+def _python_target(command: LaunchCommand, args: list[ShellArg], i: int, launcher: Launcher) -> tuple[int, bool]:
+    """After a torchrun-like launcher: a module, a non-python program, or a script."""
+    if "module" in launcher.options:
+        _set_script(command, args, i, module=True)
+        return len(args), True
+    if "no_python" in launcher.options:
+        return i, i >= len(args)  # the program may be another launcher or python
+    _set_script(command, args, i, module=False)
+    return len(args), True
+
+
+def _parse_torchrun(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
+    options, j = parse_argparse(args, i + 1, flags.TORCHRUN, allow_abbrev=True)
+    launcher = _add_launcher(command, "torchrun", args, i, i, options)
+    return _python_target(command, args, j, launcher)
+
+
+def _parse_deepspeed(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
+    options, j = parse_argparse(args, i + 1, flags.DEEPSPEED, allow_abbrev=True)
+    launcher = _add_launcher(command, "deepspeed", args, i, i, options)
+    return _python_target(command, args, j, launcher)
+
+
+def _accelerate_option_name(name: str) -> str:
+    # accelerate/commands/launch.py clean_option: `-` after the leading `--` reads as `_`.
+    return "--" + name[2:].replace("-", "_")
+
+
+def _parse_accelerate(command: LaunchCommand, args: list[ShellArg], i: int, words: int = 0) -> tuple[int, bool]:
+    last = i if _program_name(args[i]) == "accelerate-launch" else i + 1
+    if words:
+        last = i + words - 1
+    options, j = parse_argparse(args, last + 1, flags.ACCELERATE, allow_abbrev=False,
+                                normalise=_accelerate_option_name)
+    launcher = _add_launcher(command, "accelerate", args, i, last, options)
+    return _python_target(command, args, j, launcher)
+
+
+def _parse_lightning(command: LaunchCommand, args: list[ShellArg], i: int, words: int = 0) -> tuple[int, bool]:
+    if not words:
+        words = 2 if _program_name(args[i]) == "fabric" else 3
+    last = i + words - 1
+    options, j = parse_argparse(args, last + 1, _FABRIC_OPTIONS, allow_abbrev=False)
+    _add_launcher(command, "lightning", args, i, last, options)
+    _set_script(command, args, j, module=False)
+    return len(args), True
+
+
+def _parse_srun(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
+    options, j = parse_getopt(args, i + 1, flags.SRUN_LONG, flags.SRUN_SHORT)
+    _add_launcher(command, "srun", args, i, i, _canonical_slurm(options))
+    return j, j >= len(args)
+
+
+def _canonical_slurm(options: list[LaunchOption]) -> list[LaunchOption]:
+    from dataclasses import replace
+    short_keys = {"N": "nodes", "n": "ntasks", "c": "cpus-per-task", "G": "gpus", "J": "job-name",
+                  "tasks-per-node": "ntasks-per-node"}
+    return [replace(o, key=short_keys.get(o.key, o.key)) for o in options]
+
+
+def _parse_mpirun(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
+    options, j = parse_mpirun(args, i + 1, flags.MPIRUN, flags.MPIRUN_CANONICAL, _is_program)
+    _add_launcher(command, "mpirun", args, i, i, options)
+    return j, j >= len(args)
+
+
+def _parse_python(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
+    """CPython's own options, then `-m module` (a launcher module or the target) or the script."""
+    j = i + 1
+    options: list[LaunchOption] = []
+    while j < len(args):
+        text = args[j].value or args[j].raw
+        if text == "-m" or (text.startswith("-m") and len(text) > 2 and not text.startswith("--")):
+            module_arg = args[j + 1] if text == "-m" and j + 1 < len(args) else None
+            module = module_arg.value if module_arg else text[2:]
+            last = j + 1 if module_arg else j
+            launcher_kind = _PYTHON_MODULE_LAUNCHERS.get(module or "")
+            if launcher_kind:
+                return _parse_python_module_launcher(command, args, i, last, launcher_kind)
+            _add_launcher(command, "python", args, i, i, options)
+            if module_arg:
+                _set_script(command, args, j + 1, module=True)
+            else:
+                command.module = module
+                command.script_span = args[j].span
+                command.script_args = list(args[j + 1:])
+            return len(args), True
+        if text == "-c" or not text.startswith("-") or text == "-":
+            break
+        takes_value = text[1:2] in flags.PYTHON_VALUE_OPTIONS and len(text) == 2 or text in flags.PYTHON_LONG_VALUE_OPTIONS
+        value_arg = args[j + 1] if takes_value and j + 1 < len(args) else None
+        span = join_spans(args[j].span, value_arg.span) if value_arg else args[j].span
+        options.append(LaunchOption(text, text.lstrip("-"), value_arg.value if value_arg else None,
+                                    value_arg.raw if value_arg else None, value_arg is None, span, args[j].span,
+                                    value_arg.span if value_arg else None))
+        j += 2 if value_arg else 1
+    _add_launcher(command, "python", args, i, i, options)
+    if j < len(args) and (args[j].value or args[j].raw) != "-c":
+        _set_script(command, args, j, module=False)
+    return len(args), True
+
+
+def _parse_python_module_launcher(command: LaunchCommand, args: list[ShellArg], first: int, last: int,
+                                  kind: str) -> tuple[int, bool]:
+    """`python -m torch.distributed.run ...`: the launcher's word spans python to the module."""
+    if kind == "accelerate":
+        return _parse_accelerate(command, args, first, words=last - first + 1)
+    if kind == "lightning":
+        # `python -m lightning.fabric.cli run ...`: the click group's `run` command follows.
+        has_run = last + 1 < len(args) and args[last + 1].value == "run"
+        return _parse_lightning(command, args, first, words=last - first + 1 + int(has_run))
+    table = {"torchrun": flags.TORCHRUN, "torch.distributed.launch": flags.TORCH_LAUNCH,
+             "deepspeed": flags.DEEPSPEED}[kind]
+    options, j = parse_argparse(args, last + 1, table, allow_abbrev=True)
+    launcher = _add_launcher(command, kind, args, first, last, options)
+    return _python_target(command, args, j, launcher)
+
+
+_LAUNCHER_PARSERS = {
+    "torchrun": _parse_torchrun,
+    "deepspeed": _parse_deepspeed,
+    "accelerate": _parse_accelerate,
+    "lightning": _parse_lightning,
+    "srun": _parse_srun,
+    "mpirun": _parse_mpirun,
+    "python": _parse_python,
+}
+

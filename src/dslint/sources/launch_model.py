@@ -1,0 +1,158 @@
+"""Plain data for parsed launch files: commands, launchers, options, env and #SBATCH directives.
+
+Every position is a `dslint.model.Span` (1-based row/column, end exclusive, plus character
+offsets into the file's text). A value is `None` where the file does not show it literally
+(`$(nproc)`, a variable never assigned a literal); the raw text is kept beside it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from dslint.model import Span
+
+LAUNCHER_KINDS = ("deepspeed", "torchrun", "torch.distributed.launch", "accelerate", "srun", "mpirun", "lightning", "python")
+
+
+@dataclass(frozen=True)
+class ShellArg:
+    """One word of a command after expansion: `value` None when not literal."""
+
+    value: Optional[str]
+    raw: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class LaunchOption:
+    """One option as the launcher parses it.
+
+    `name` is the option as written (`--nproc-per-node`), `key` the launcher's own name for it
+    (argparse dest, Slurm/Open MPI long name: `nproc_per_node`, `ntasks-per-node`, `np`).
+    `value` is None for a flag or an unknown value (`is_flag` tells which); `span` covers the
+    option and its value token(s), `name_span` the option alone.
+    """
+
+    name: str
+    key: str
+    value: Optional[str]
+    raw_value: Optional[str]
+    is_flag: bool
+    span: Span
+    name_span: Span
+    value_span: Optional[Span] = None
+    known: bool = True  # False: not in the launcher's option table
+
+
+@dataclass
+class Launcher:
+    kind: str  # one of LAUNCHER_KINDS
+    word: str  # as written: "torchrun", "python -m torch.distributed.run", "accelerate launch"
+    span: Span  # the launcher word(s)
+    options: dict[str, LaunchOption] = field(default_factory=dict)  # by key; the last one wins
+    option_list: list[LaunchOption] = field(default_factory=list)  # every occurrence, in order
+
+
+@dataclass(frozen=True)
+class EnvValue:
+    name: str
+    value: Optional[str]  # None when not a literal
+    source: str  # "inline" | "export" | "assign"
+    span: Span  # the whole NAME=value word (or `export NAME` word)
+
+
+@dataclass(frozen=True)
+class SbatchDirective:
+    name: str  # as written: "--ntasks-per-node", "-N"
+    key: str  # Slurm's long name: "ntasks-per-node", "nodes"
+    value: Optional[str]
+    span: Span  # option and value
+    count: Optional[int] = None  # the number in the value where there is one (gres gpu:a100:4 -> 4)
+
+
+@dataclass
+class SbatchDirectives:
+    nodes: Optional[SbatchDirective] = None
+    ntasks: Optional[SbatchDirective] = None
+    ntasks_per_node: Optional[SbatchDirective] = None
+    gpus_per_node: Optional[SbatchDirective] = None  # --gpus-per-node, or --gres=gpu:N
+    gpus: Optional[SbatchDirective] = None
+    gpus_per_task: Optional[SbatchDirective] = None
+    cpus_per_task: Optional[SbatchDirective] = None
+    job_name: Optional[SbatchDirective] = None
+    all: list[SbatchDirective] = field(default_factory=list)  # every directive, in order
+
+
+@dataclass
+class AccelerateFacts:
+    config_file: Optional[str] = None
+    num_processes: Optional[int] = None
+    num_machines: Optional[int] = None
+    multi_gpu: bool = False
+    use_deepspeed: bool = False
+    deepspeed_config_file: Optional[str] = None
+
+
+@dataclass
+class MpirunFacts:
+    np: Optional[int] = None
+    npernode: Optional[int] = None
+    map_by: Optional[str] = None
+    bind_to: Optional[str] = None
+    exported: dict[str, Optional[str]] = field(default_factory=dict)  # -x NAME[=value]
+
+
+@dataclass
+class SrunFacts:
+    """srun's own options, falling back to the enclosing #SBATCH directives (srun reads the
+    SLURM_* variables sbatch exports: src/srun/opt.c env_vars[])."""
+
+    nodes: Optional[int] = None
+    ntasks: Optional[int] = None
+    ntasks_per_node: Optional[int] = None
+    gpus_per_node: Optional[int] = None
+    cpus_per_task: Optional[int] = None
+    job_name: Optional[str] = None
+
+
+@dataclass
+class LaunchCommand:
+    span: Span  # the whole logical command, `\` continuations included
+    launchers: list[Launcher] = field(default_factory=list)  # outermost first
+    env: dict[str, EnvValue] = field(default_factory=dict)
+    script: Optional[str] = None
+    script_span: Optional[Span] = None
+    module: Optional[str] = None  # `-m pkg` / `--module` targets
+    script_args: list[ShellArg] = field(default_factory=list)
+    # Derived facts; None = unknown, with the reason in `reasons[fact]` where one is known.
+    nproc_per_node: Optional[int] = None
+    nnodes: Optional[int] = None
+    nnodes_range: Optional[tuple[int, int]] = None  # torchrun --nnodes=MIN:MAX
+    num_gpus: Optional[int] = None  # deepspeed --num_gpus, or the slots of --include
+    world_size: Optional[int] = None
+    bind_cores_to_rank: bool = False
+    bind_core_list: Optional[str] = None
+    master_port: Optional[int] = None
+    deepspeed_config_arg: Optional[str] = None
+    deepspeed_config_arg_span: Optional[Span] = None
+    omp_num_threads: Optional[str] = None  # the literal value the command's env gives
+    omp_num_threads_set: bool = False  # set at all (even to a non-literal)
+    omp_num_threads_by_launcher: Optional[str] = None  # what the launcher itself sets when unset
+    accelerate: Optional[AccelerateFacts] = None
+    mpirun: Optional[MpirunFacts] = None
+    srun: Optional[SrunFacts] = None
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def launcher(self, kind: str) -> Optional[Launcher]:
+        """The first launcher of this kind in the chain, or None."""
+        for launcher in self.launchers:
+            if launcher.kind == kind:
+                return launcher
+        return None
+
+
+@dataclass
+class LaunchFile:
+    commands: list[LaunchCommand] = field(default_factory=list)
+    sbatch: SbatchDirectives = field(default_factory=SbatchDirectives)
+    variables: dict[str, str] = field(default_factory=dict)  # literal assignments seen (last wins)

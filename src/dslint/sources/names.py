@@ -1,0 +1,114 @@
+"""Qualified names: the import-alias table and the canonical spelling of framework symbols.
+
+`import torch.distributed as dist; dist.init_process_group()` and
+`from torch.distributed import init_process_group as ipg; ipg()` must resolve to the same
+name, and the public re-exports of a symbol (``lightning.Trainer``,
+``pytorch_lightning.Trainer``, ``lightning.pytorch.trainer.trainer.Trainer``) to one spelling.
+"""
+from __future__ import annotations
+
+import ast
+
+# Namespace prefixes that are the same package under another name (longest first).
+_PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
+    ("pytorch_lightning.", "lightning.pytorch."),
+    ("lightning_fabric.", "lightning.fabric."),
+    ("torch.nn.parallel.distributed.", "torch.nn.parallel."),
+    ("torch.utils.data.dataloader.", "torch.utils.data."),
+    ("torch.utils.data.distributed.", "torch.utils.data."),
+    ("torch.multiprocessing.spawn.", "torch.multiprocessing."),
+    ("torch.distributed.distributed_c10d.", "torch.distributed."),
+    ("lightning.pytorch.trainer.trainer.", "lightning.pytorch."),
+    ("lightning.pytorch.strategies.deepspeed.", "lightning.pytorch.strategies."),
+    ("lightning.pytorch.strategies.ddp.", "lightning.pytorch.strategies."),
+    ("lightning.fabric.fabric.", "lightning.fabric."),
+    ("transformers.trainer.", "transformers."),
+    ("transformers.training_args.", "transformers."),
+    ("accelerate.accelerator.", "accelerate."),
+    ("deepspeed.runtime.engine.", "deepspeed."),
+)
+
+# Top-level re-exports: `lightning.Trainer` is `lightning.pytorch.Trainer`, etc.
+_EXACT_ALIASES: dict[str, str] = {
+    "lightning.Trainer": "lightning.pytorch.Trainer",
+    "lightning.LightningModule": "lightning.pytorch.LightningModule",
+    "lightning.LightningDataModule": "lightning.pytorch.LightningDataModule",
+    "lightning.Callback": "lightning.pytorch.Callback",
+    "lightning.Fabric": "lightning.fabric.Fabric",
+    "torch.nn.DataParallel": "torch.nn.parallel.DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.parallel.DataParallel",
+    "torch.utils.data.distributed.DistributedSampler": "torch.utils.data.DistributedSampler",
+    "torch.distributed.run": "torch.distributed.run",
+    "deepspeed.runtime.zero.Init": "deepspeed.zero.Init",
+    "deepspeed.comm.init_distributed": "deepspeed.init_distributed",
+    "lightning.pytorch.utilities.rank_zero.rank_zero_only": "lightning.pytorch.utilities.rank_zero_only",
+    "lightning.fabric.utilities.rank_zero.rank_zero_only": "lightning.pytorch.utilities.rank_zero_only",
+    "lightning.fabric.utilities.rank_zero_only": "lightning.pytorch.utilities.rank_zero_only",
+}
+
+
+def canonical(name: str) -> str:
+    """The one spelling dslint uses for a qualified name."""
+    for old, new in _PREFIX_ALIASES:
+        if name.startswith(old):
+            name = new + name[len(old):]
+            break
+    return _EXACT_ALIASES.get(name, name)
+
+
+class ImportTable:
+    """Local names bound by imports anywhere in a module, mapped to qualified names.
+
+    Imports inside functions count too: real scripts import torch inside `main()`. A name
+    rebound by a later import keeps its first binding (rare; good enough for linting).
+    """
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.modules: set[str] = set()  # every module imported, for "does this use X"
+
+    def add(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                self.modules.add(alias.name)
+                if alias.asname:
+                    self.names.setdefault(alias.asname, alias.name)
+                else:
+                    top = alias.name.split(".")[0]
+                    self.names.setdefault(top, top)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            self.modules.add(node.module)
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                self.names.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
+
+    def uses(self, package: str) -> bool:
+        prefix = package + "."
+        return any(m == package or m.startswith(prefix) for m in self.modules)
+
+    def resolve(self, expr: ast.AST) -> str | None:
+        """Qualified, canonical name of a Name/Attribute chain rooted in an import, else None."""
+        parts: list[str] = []
+        while isinstance(expr, ast.Attribute):
+            parts.append(expr.attr)
+            expr = expr.value
+        if not isinstance(expr, ast.Name):
+            return None
+        base = self.names.get(expr.id)
+        if base is None:
+            return None
+        parts.append(base)
+        return canonical(".".join(reversed(parts)))
+
+
+def dotted(expr: ast.AST) -> str | None:
+    """`self.model.module` for a Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
