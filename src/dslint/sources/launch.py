@@ -327,10 +327,11 @@ def _handle_simple_command(state: _State, words: list[Word], make_mode: bool) ->
     if first in _SKIPPED_COMMANDS and words[0].is_literal:
         return
     inline: dict[str, EnvValue] = {}
-    i = _take_assignments(state, words, 0, inline, make_mode)
+    resolved: dict[str, str] = {}
+    i = _take_assignments(state, words, 0, inline, resolved, make_mode)
     if i == len(words):  # only assignments: they set shell variables
         for name, env_value in inline.items():
-            state.shell_vars[name] = _raw_value_or_unknown(env_value)
+            state.shell_vars[name] = resolved[name]
             state.env[name] = EnvValue(name, env_value.value, "assign", env_value.span)
         return
     head = words[i]
@@ -354,28 +355,30 @@ def _strip_reserved_words(words: list[Word]) -> list[Word]:
     return words
 
 
-def _take_assignments(state: _State, words: list[Word], i: int, into: dict[str, EnvValue], make_mode: bool) -> int:
+def _take_assignments(state: _State, words: list[Word], i: int, into: dict[str, EnvValue],
+                      resolved_into: dict[str, str], make_mode: bool) -> int:
     while i < len(words):
         word = words[i]
         match = _ASSIGNMENT.match(word.literal_prefix())
         if not match:
             break
-        into[match.group(1)] = _env_value_of(state, word, match, "inline", make_mode)
+        env_value, resolved = _env_value_of(state, word, match, "inline", make_mode)
+        into[match.group(1)] = env_value
+        resolved_into[match.group(1)] = resolved
         i += 1
     return i
 
 
-def _env_value_of(state: _State, word: Word, match: re.Match, source: str, make_mode: bool) -> EnvValue:
+def _env_value_of(state: _State, word: Word, match: re.Match, source: str, make_mode: bool
+                  ) -> tuple[EnvValue, str]:
+    """The assignment as an EnvValue, and its value with UNKNOWN marking what is not literal
+    (kept so that `$ARGS` built from known and unknown pieces still splits into words)."""
     name, op = match.group(1), match.group(2)
     full = _resolve_text(word, state, make_mode)
     value = full[match.end():]
     if op == "+=":
         value = state.shell_vars.get(name, "") + value
-    return EnvValue(name, _known(value), source, state.index.span(word.start, word.end))
-
-
-def _raw_value_or_unknown(env_value: EnvValue) -> str:
-    return env_value.value if env_value.value is not None else UNKNOWN
+    return EnvValue(name, _known(value), source, state.index.span(word.start, word.end)), value
 
 
 def _handle_export(state: _State, words: list[Word], make_mode: bool, exported: bool) -> None:
@@ -385,8 +388,8 @@ def _handle_export(state: _State, words: list[Word], make_mode: bool, exported: 
             continue  # export -n, declare -x ...
         match = _ASSIGNMENT.match(prefix)
         if match:
-            env_value = _env_value_of(state, word, match, "export" if exported else "assign", make_mode)
-            state.shell_vars[env_value.name] = _raw_value_or_unknown(env_value)
+            env_value, value = _env_value_of(state, word, match, "export" if exported else "assign", make_mode)
+            state.shell_vars[env_value.name] = value
             state.env[env_value.name] = env_value
         elif exported and word.is_literal and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
             known = state.env.get(prefix)
