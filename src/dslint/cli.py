@@ -132,6 +132,7 @@ def _print_setup(paths, settings) -> None:
 
 
 def _summary(result) -> None:
+    sys.stdout.flush()
     n = len(result.findings)
     fixable = sum(1 for f in result.findings if f.fix is not None and f.fix.applicability.value == "safe")
     unsafe = sum(1 for f in result.findings if f.fix is not None and f.fix.applicability.value == "unsafe")

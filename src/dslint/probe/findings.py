@@ -32,6 +32,9 @@ WAIT_RUN_OVERSUBSCRIBED = 0.5
 STARVED_MAX_CORES_BUSY = 1.5
 # A non-home context smaller than this share of the home one is a stray context (518 MiB vs >= 1.6 GiB).
 STRAY_SHARE = 0.5
+# Run-queue wait counts only in intervals where the rank keeps at least this many cores busy
+# (its optimizer step runs), not while it imports, initialises or waits for the GPU.
+BUSY_CORES_FOR_WAIT = 2.0
 # Intervals shorter than this give noisy rates.
 MIN_INTERVAL_S = 0.3
 
@@ -252,6 +255,9 @@ class CpuRates:
     def median_busy(self) -> Optional[float]:
         return statistics.median(self.cores_busy) if self.cores_busy else None
 
+    def max_busy(self) -> Optional[float]:
+        return max(self.cores_busy) if self.cores_busy else None
+
     def median_wait(self) -> Optional[float]:
         return statistics.median(self.wait_per_run) if self.wait_per_run else None
 
@@ -269,9 +275,11 @@ def cpu_rates(obs: Observation) -> dict[tuple[int, int], CpuRates]:
             if p is None or not p.cpu_optimizer_libs:
                 continue
             r = rates.setdefault((q.pid, q.start_ticks), CpuRates())
+            busy = None
             if p.cpu_seconds is not None and q.cpu_seconds is not None:
-                r.cores_busy.append((q.cpu_seconds - p.cpu_seconds) / dt)
-            if None not in (p.run_ns, q.run_ns, p.wait_ns, q.wait_ns):
+                busy = (q.cpu_seconds - p.cpu_seconds) / dt
+                r.cores_busy.append(busy)
+            if busy is not None and busy >= BUSY_CORES_FOR_WAIT and None not in (p.run_ns, q.run_ns, p.wait_ns, q.wait_ns):
                 drun = q.run_ns - p.run_ns  # type: ignore[operator]
                 dwait = q.wait_ns - p.wait_ns  # type: ignore[operator]
                 if drun > 0 and dwait >= 0:
@@ -390,7 +398,7 @@ def cpu_findings(obs: Observation) -> list[Finding]:
     for pid in pids:
         rep = inproc.get(pid)
         env_one = pid in procs and procs[pid].env.get("OMP_NUM_THREADS") == "1"
-        busy = rate_of[pid].median_busy()
+        busy = rate_of[pid].max_busy()
         if rep is not None and rep.torch_threads is not None:
             one = rep.torch_threads == 1
         else:
@@ -406,7 +414,7 @@ def cpu_findings(obs: Observation) -> list[Finding]:
     if starved:
         per_rank = min(s[1] for s in starved)
         details = "; ".join(
-            f"{label[pid]} ({'%.1f cores busy' % busy if busy is not None else 'torch threads 1'}, "
+            f"{label[pid]} ({'at most %.1f cores busy' % busy if busy is not None else 'torch threads 1'}, "
             f"{format_cpu_list(cores_of[pid])} allowed)"
             for pid, _, busy in starved
         )

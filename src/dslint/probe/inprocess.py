@@ -95,11 +95,27 @@ def report(path: Optional[str] = None) -> Optional[list[dict[str, Any]]]:
     else:
         gathered = [mine]
     if path:
+        _merge_write(path, gathered)
+    return gathered
+
+
+def _merge_write(path: str, ranks: list[dict[str, Any]]) -> None:
+    """Add these ranks to the file: several worlds (a double launch) each write their rank 0's gather."""
+    import fcntl  # noqa: PLC0415
+
+    with open(path + ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(path) as f:
+                old = json.load(f).get("ranks", [])
+        except (OSError, ValueError):
+            old = []
+        pids = {r["pid"] for r in ranks}
+        merged = [r for r in old if r.get("pid") not in pids] + ranks
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w") as f:
-            json.dump({"ranks": gathered}, f, indent=1)
+            json.dump({"ranks": merged}, f, indent=1)
         os.replace(tmp, path)
-    return gathered
 
 
 def _after_first_step(optimizer, args, kwargs) -> None:

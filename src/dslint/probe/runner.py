@@ -197,10 +197,11 @@ def watch_command(
         if nvml:
             nvml.close()
         obs.ranks = _read_rank_reports(out_path)
-        try:
-            os.unlink(out_path)
-        except OSError:
-            pass
+        for leftover in (out_path, out_path + ".lock"):
+            try:
+                os.unlink(leftover)
+            except OSError:
+                pass
         try:
             os.rmdir(out_dir)
         except OSError:

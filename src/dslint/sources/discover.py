@@ -10,6 +10,17 @@ import pathspec
 
 from ..settings import DEFAULT_EXCLUDE, Settings
 
+def _pattern_style() -> str:
+    """pathspec >= 0.12.? renamed "gitwildmatch" to "gitignore"; accept both versions."""
+    try:
+        pathspec.PathSpec.from_lines("gitignore", [])
+        return "gitignore"
+    except (KeyError, LookupError):
+        return "gitwildmatch"
+
+
+_PATTERN_STYLE = _pattern_style()
+
 LAUNCH_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
 LAUNCH_NAMES = ("Makefile", "makefile", "GNUmakefile")
 
@@ -38,7 +49,7 @@ def _display(path: Path, given: str) -> str:
 
 def discover(paths: list[str], settings: Settings, root: Path) -> tuple[list[SourceFile], list[str]]:
     """Files to check under `paths`, and one error line for each path that does not exist."""
-    excludes = pathspec.PathSpec.from_lines("gitwildmatch", DEFAULT_EXCLUDE + settings.exclude + settings.extend_exclude)
+    excludes = pathspec.PathSpec.from_lines(_PATTERN_STYLE, DEFAULT_EXCLUDE + settings.exclude + settings.extend_exclude)
     files: list[SourceFile] = []
     errors: list[str] = []
     seen: set[str] = set()
@@ -121,7 +132,7 @@ def _gitignore(folder: Path) -> Optional[pathspec.PathSpec]:
         file = folder / ".gitignore"
         if file.is_file():
             try:
-                spec = pathspec.PathSpec.from_lines("gitwildmatch", file.read_text(encoding="utf-8", errors="replace").splitlines())
+                spec = pathspec.PathSpec.from_lines(_PATTERN_STYLE, file.read_text(encoding="utf-8", errors="replace").splitlines())
             except OSError:
                 spec = None
         _GITIGNORE_CACHE[folder] = spec

@@ -57,6 +57,8 @@ _MAKE_ASSIGNMENT = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_
 _PYTHON_WORD = re.compile(r"python[0-9.]*")
 _RESERVED_PREFIX = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "!", "{", "}",
                               "time", "esac"})
+_BLOCK_OPENERS = frozenset({"if", "while", "until", "for", "select", "case"})
+_BLOCK_CLOSERS = frozenset({"fi", "done", "esac"})
 _SKIPPED_COMMANDS = frozenset({"for", "case", "select", "function", "[[", "[", "test", "echo", "printf", "cd"})
 _PASS_THROUGH = frozenset({"nohup", "exec", "command", "builtin"})
 _PYTHON_MODULE_LAUNCHERS = {
@@ -90,8 +92,9 @@ def is_launch_file(path: str, text: str) -> bool:
 def parse_launch_file(text: str, kind_hint: str | None = None) -> LaunchFile:
     """Parse a shell script, sbatch file or Makefile into its launch commands.
 
-    kind_hint: "make" for a Makefile (recipe lines, make variables); anything else reads the
-    text as a shell script. Garbage yields an empty LaunchFile; this function never raises.
+    kind_hint: "make", or the file's path (a `Makefile`/`*.mk` name means make): recipe lines
+    and make variables. Anything else reads the text as a shell script (#SBATCH directives are
+    read in both). Garbage yields an empty LaunchFile; this function never raises.
     """
     try:
         return _parse(text, kind_hint)
@@ -112,17 +115,46 @@ class _State:
     env: dict[str, EnvValue] = field(default_factory=dict)
     sbatch: SbatchDirectives = field(default_factory=SbatchDirectives)
     commands: list[LaunchCommand] = field(default_factory=list)
+    # One frame per open if/case/loop: the values its assignments replaced. After the block a
+    # variable it changed is unknown, since the block may not have run.
+    blocks: list[dict[str, Optional[str]]] = field(default_factory=list)
+
+    def set_shell_var(self, name: str, value: str) -> None:
+        if self.blocks and name not in self.blocks[-1]:
+            self.blocks[-1][name] = self.shell_vars.get(name)
+        self.shell_vars[name] = value
+
+    def open_block(self) -> None:
+        self.blocks.append({})
+
+    def close_block(self) -> None:
+        if not self.blocks:
+            return
+        frame = self.blocks.pop()
+        for name, before in frame.items():
+            if self.shell_vars.get(name) != before:
+                self.set_shell_var(name, UNKNOWN)
+                if name in self.env:
+                    old = self.env[name]
+                    self.env[name] = EnvValue(name, None, old.source, old.span)
 
 
 def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
     state = _State(LineIndex(text), text)
     _read_sbatch_directives(state)
-    if kind_hint == "make":
+    if _is_make_hint(kind_hint):
         _walk_makefile(state)
     else:
         _walk_commands(state, lex(text), make_mode=False)
     variables = {k: v for k, v in {**state.make_vars, **state.shell_vars}.items() if UNKNOWN not in v}
     return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables)
+
+
+def _is_make_hint(kind_hint: Optional[str]) -> bool:
+    if not kind_hint:
+        return False
+    name = os.path.basename(str(kind_hint))
+    return kind_hint == "make" or name in MAKE_NAMES or name.endswith(".mk")
 
 
 def _split_simple_commands(items: list) -> list[list[Word]]:
@@ -320,18 +352,20 @@ def _known(value: str) -> Optional[str]:
 # -- one simple command --------------------------------------------------------------------
 
 def _handle_simple_command(state: _State, words: list[Word], make_mode: bool) -> None:
-    words = _strip_reserved_words(words)
+    words = _strip_reserved_words(state, words)
     if not words:
         return
     first = words[0].literal_prefix()
     if first in _SKIPPED_COMMANDS and words[0].is_literal:
+        if first in _BLOCK_OPENERS:
+            state.open_block()
         return
     inline: dict[str, EnvValue] = {}
     resolved: dict[str, str] = {}
     i = _take_assignments(state, words, 0, inline, resolved, make_mode)
     if i == len(words):  # only assignments: they set shell variables
         for name, env_value in inline.items():
-            state.shell_vars[name] = resolved[name]
+            state.set_shell_var(name, resolved[name])
             state.env[name] = EnvValue(name, env_value.value, "assign", env_value.span)
         return
     head = words[i]
@@ -349,8 +383,14 @@ def _handle_simple_command(state: _State, words: list[Word], make_mode: bool) ->
     _maybe_parse_shell_c(state, args, words)
 
 
-def _strip_reserved_words(words: list[Word]) -> list[Word]:
+def _strip_reserved_words(state: _State, words: list[Word]) -> list[Word]:
+    """Drop `if`, `then`, `do`, `!` ... in front of a command, tracking the blocks they open."""
     while words and words[0].is_literal and words[0].literal() in _RESERVED_PREFIX:
+        word = words[0].literal()
+        if word in _BLOCK_OPENERS:
+            state.open_block()
+        elif word in _BLOCK_CLOSERS:
+            state.close_block()
         words = words[1:]
     return words
 
@@ -389,7 +429,7 @@ def _handle_export(state: _State, words: list[Word], make_mode: bool, exported: 
         match = _ASSIGNMENT.match(prefix)
         if match:
             env_value, value = _env_value_of(state, word, match, "export" if exported else "assign", make_mode)
-            state.shell_vars[env_value.name] = value
+            state.set_shell_var(env_value.name, value)
             state.env[env_value.name] = env_value
         elif exported and word.is_literal and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
             known = state.env.get(prefix)
