@@ -1,0 +1,47 @@
+"""The DeepSpeed config schema: every key, type, default and allowed value, per DeepSpeed version.
+
+Public API (stable; the DSL6xx rules build on it):
+
+- validate_config(data, *, version=None, hf_auto=False) -> list[ConfigProblem]
+- effective_config(data, *, version=None) -> EffectiveConfig
+- detect_deepspeed_version() -> str | None, resolve_version(version) -> str,
+  SUPPORTED_VERSIONS, DEFAULT_VERSION
+- ConfigProblem and the problem kinds (UNKNOWN_KEY, ... ; KINDS lists them all)
+
+Nothing here imports deepspeed or torch.
+"""
+
+from .effective import EffectiveConfig, effective_config
+from .problems import (
+    AUTO_NOT_FILLED,
+    BAD_TYPE,
+    BAD_VALUE,
+    DEPRECATED_KEY,
+    KINDS,
+    MISPLACED_KEY,
+    REMOVED_KEY,
+    UNKNOWN_KEY,
+    ConfigProblem,
+)
+from .validate import validate_config
+from .versions import DEFAULT_VERSION, SUPPORTED_VERSIONS, detect_deepspeed_version, is_supported, resolve_version
+
+__all__ = [
+    "AUTO_NOT_FILLED",
+    "BAD_TYPE",
+    "BAD_VALUE",
+    "DEFAULT_VERSION",
+    "DEPRECATED_KEY",
+    "KINDS",
+    "MISPLACED_KEY",
+    "REMOVED_KEY",
+    "SUPPORTED_VERSIONS",
+    "UNKNOWN_KEY",
+    "ConfigProblem",
+    "EffectiveConfig",
+    "detect_deepspeed_version",
+    "effective_config",
+    "is_supported",
+    "resolve_version",
+    "validate_config",
+]
