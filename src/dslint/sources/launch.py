@@ -157,33 +157,37 @@ def _is_make_hint(kind_hint: Optional[str]) -> bool:
     return kind_hint == "make" or name in MAKE_NAMES or name.endswith(".mk")
 
 
-def _split_simple_commands(items: list) -> list[list[Word]]:
-    """Words between control operators (newline ; & && || | ( ) ;;), redirection targets dropped."""
-    commands: list[list[Word]] = []
+def _split_simple_commands(items: list) -> list[tuple[list[Word], int]]:
+    """Words between control operators (newline ; & && || | ( ) ;;), with redirections and
+    their targets dropped; each with the end offset of the command, redirections included."""
+    commands: list[tuple[list[Word], int]] = []
     current: list[Word] = []
+    end = 0
     skip_next = False
     for item in items:
         if isinstance(item, Operator):
             if item.op in ("<", ">", ">>", "<<", "&>", ">&", "<&"):
                 skip_next = True
+                end = item.end
                 continue
             if current:
-                commands.append(current)
+                commands.append((current, end))
             current = []
             skip_next = False
             continue
+        end = item.end
         if skip_next:
             skip_next = False
             continue
         current.append(item)
     if current:
-        commands.append(current)
+        commands.append((current, end))
     return commands
 
 
 def _walk_commands(state: _State, items: list, make_mode: bool) -> None:
-    for words in _split_simple_commands(items):
-        _handle_simple_command(state, words, make_mode)
+    for words, end in _split_simple_commands(items):
+        _handle_simple_command(state, words, end, make_mode)
 
 
 def _walk_makefile(state: _State) -> None:
@@ -351,7 +355,7 @@ def _known(value: str) -> Optional[str]:
 
 # -- one simple command --------------------------------------------------------------------
 
-def _handle_simple_command(state: _State, words: list[Word], make_mode: bool) -> None:
+def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode: bool) -> None:
     words = _strip_reserved_words(state, words)
     if not words:
         return
@@ -378,7 +382,7 @@ def _handle_simple_command(state: _State, words: list[Word], make_mode: bool) ->
     args = _strip_wrappers(args, inline, state)
     command = _parse_command(state, args, inline)
     if command is not None:
-        command.span = state.index.span(words[0].start, words[-1].end)
+        command.span = state.index.span(words[0].start, end)
         state.commands.append(command)
     _maybe_parse_shell_c(state, args, words)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .launch_options import sub_span
 from .launch_model import (
     AccelerateFacts,
     LaunchCommand,
@@ -114,7 +115,7 @@ def _derive_script_config(command: LaunchCommand) -> None:
             continue
         if eq:
             command.deepspeed_config_arg = attached if arg.value is not None else None
-            command.deepspeed_config_arg_span = arg.span
+            command.deepspeed_config_arg_span = sub_span(arg, len(text) - len(attached), len(text))
             return
         nxt = args[k + 1] if k + 1 < len(args) else None
         if nxt is None:

@@ -17,7 +17,7 @@ def join_spans(first: Span, last: Span) -> Span:
     return Span(first.start, last.end, first.start_offset, last.end_offset)
 
 
-def _sub_span(arg: ShellArg, start: int, end: int) -> Span:
+def sub_span(arg: ShellArg, start: int, end: int) -> Span:
     """The span of raw[start:end] when the raw text is the plain value (no quotes or expansions);
     otherwise the whole word."""
     if arg.value is None or arg.raw != arg.value or arg.span.start.row != arg.span.end.row:
@@ -38,8 +38,8 @@ def _option(name: str, key: str, arg: ShellArg, value_arg: Optional[ShellArg], a
         return LaunchOption(name, key, None, None, True, arg.span, arg.span, None, known)
     if attached is not None:
         value = None if arg.value is None else attached
-        name_span = _sub_span(arg, 0, name_len)
-        value_span = _sub_span(arg, len(arg.raw) - len(attached), len(arg.raw)) if arg.value is not None else arg.span
+        name_span = sub_span(arg, 0, name_len)
+        value_span = sub_span(arg, len(arg.raw) - len(attached), len(arg.raw)) if arg.value is not None else arg.span
         return LaunchOption(name, key, value, attached, False, arg.span, name_span, value_span, known)
     if value_arg is None:  # the value is missing (end of the command)
         return LaunchOption(name, key, None, None, False, arg.span, arg.span, None, known)
