@@ -525,4 +525,4 @@ def test_ten_thousand_lines_parse_fast():
     elapsed = time.perf_counter() - started
     assert len(launch.commands) == 2500
     assert launch.commands[-1].launchers[0].span.start == Location(9999, 1)
-    assert elapsed < 2.0
+    assert elapsed < 5.0  # about 1 s on one idle core; generous for loaded CI machines

@@ -376,6 +376,8 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     if head.is_literal and head.literal() in ("export", "declare", "typeset", "readonly", "local"):
         _handle_export(state, words[i + 1:], make_mode, exported=head.literal() in ("export", "declare", "typeset"))
         return
+    if not _may_launch(_resolve_word(words[i], state, make_mode)):
+        return
     args: list[ShellArg] = []
     for word in words[i:]:
         args.extend(_resolve_word(word, state, make_mode))
@@ -385,6 +387,18 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
         command.span = state.index.span(words[0].start, end)
         state.commands.append(command)
     _maybe_parse_shell_c(state, args, words)
+
+
+_COMMAND_WORDS = frozenset({"torchrun", "deepspeed", "accelerate", "accelerate-launch", "srun", "mpirun", "mpiexec",
+                            "orterun", "fabric", "lightning", "env", "bash", "sh", "zsh", "time"}) | _PASS_THROUGH
+
+
+def _may_launch(first: list[ShellArg]) -> bool:
+    """Cheap test on the command word, before expanding the rest of the command."""
+    if not first or first[0].value is None:
+        return False
+    name = os.path.basename(first[0].value)
+    return name in _COMMAND_WORDS or _PYTHON_WORD.fullmatch(name) is not None
 
 
 def _strip_reserved_words(state: _State, words: list[Word]) -> list[Word]:

@@ -7,6 +7,7 @@ raises: an unterminated quote or substitution runs to the end of the input.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 # Parts of a word. "lit": literal text; "var": $NAME or ${NAME}; "param": ${NAME<op>...} (text is
@@ -15,6 +16,9 @@ from dataclasses import dataclass, field
 LIT, VAR, PARAM, CMD, ARITH, MAKEVAR, SPECIAL = "lit", "var", "param", "cmd", "arith", "makevar", "special"
 
 OPERATOR_CHARS = ";&|()<>"
+# Characters with no special meaning inside an unquoted word (`#` only starts a comment at a
+# word's start, which the main loop checks before this).
+_PLAIN_RUN = re.compile(r"[^\s\\'\"$`;&|()<>]+")
 # Longest first, so that "&&" wins over "&".
 OPERATORS = ("&&", "||", ";;", "|&", ">>", "<<", "&>", ">&", "<&", ";", "&", "|", "(", ")", "<", ">")
 REDIRECTIONS = frozenset({">>", "<<", "&>", ">&", "<&", "<", ">"})
@@ -47,7 +51,10 @@ class Word:
 
     @property
     def is_literal(self) -> bool:
-        return all(p.kind == LIT for p in self.parts)
+        for part in self.parts:
+            if part.kind != LIT:
+                return False
+        return True
 
     def literal(self) -> str:
         return "".join(p.text for p in self.parts if p.kind == LIT)
@@ -95,6 +102,14 @@ class _Lexer:
         if self.lit and self.word is not None:
             self.word.parts.append(WordPart(LIT, "".join(self.lit), self.lit_quoted))
         self.lit = []
+
+    def _add_text(self, text: str) -> None:
+        """A run of unquoted ordinary characters."""
+        self._begin_word()
+        if self.lit and self.lit_quoted:
+            self._flush_lit()
+        self.lit_quoted = False
+        self.lit.append(text)
 
     def _add_part(self, part: WordPart) -> None:
         self._begin_word()
@@ -313,8 +328,13 @@ class _Lexer:
                     self.lit = []
                 self._scan_operator()
             else:
-                self._add_char(ch, False)
-                self.pos += 1
+                match = _PLAIN_RUN.match(text, self.pos, self.end)
+                if match:
+                    self._add_text(match.group())
+                    self.pos = match.end()
+                else:
+                    self._add_char(ch, False)
+                    self.pos += 1
         self._end_word(self.pos)
         return self.items
 
