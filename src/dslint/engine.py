@@ -27,7 +27,8 @@ from .sources.discover import SourceFile, discover
 from .textpos import LineIndex
 
 FRAMEWORK_WORDS = re.compile(rb"torch|deepspeed|lightning|accelerate|transformers")
-NOQA_LINE = re.compile(r"#\s*noqa\s*:\s*(?P<codes>DSL\d+(?:\s*,\s*DSL\d+)*)", re.IGNORECASE)
+# A `# noqa:` list may mix other linters' codes with ours (`# noqa: E501, DSL101`), as ruff and flake8 allow.
+NOQA_LINE = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+\d+(?:\s*,\s*[A-Z]+\d+)*)", re.IGNORECASE)
 NOQA_FILE = re.compile(r"^\s*#\s*dslint\s*:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
 PARALLEL_THRESHOLD = 24  # below this many files a pool costs more than it saves
 MAX_FIX_PASSES = 8
@@ -134,7 +135,10 @@ def _noqa(text: str) -> tuple[dict, bool]:
         if "noqa" in line:
             match = NOQA_LINE.search(line)
             if match:
-                rows[row] = {c.strip().upper() for c in match.group("codes").split(",")}
+                codes = {c.strip().upper() for c in match.group("codes").split(",")}
+                codes = {c for c in codes if c.startswith("DSL")}
+                if codes:
+                    rows[row] = codes
     return rows, file_noqa
 
 
@@ -239,7 +243,7 @@ class ResultCache:
         self.dirty = False
         if folder is None:
             return
-        self.path = folder / f"results-{__version__}-{settings.fingerprint()}.pickle"
+        self.path = folder / f"results-{__version__}-{_code_fingerprint()}-{settings.fingerprint()}.pickle"
         try:
             with open(self.path, "rb") as handle:
                 self.entries = pickle.load(handle)
@@ -259,6 +263,9 @@ class ResultCache:
 
     def put(self, key, result: FileResult) -> None:
         if key and self.path is not None:
+            stale = key.split("\0", 1)[0] + "\0"
+            for old in [k for k in self.entries if k.startswith(stale)]:
+                del self.entries[old]  # one entry per file: the cache does not grow with edits
             self.entries[key] = result
             self.dirty = True
 
@@ -274,6 +281,16 @@ class ResultCache:
             os.replace(tmp, self.path)
         except (OSError, pickle.PicklingError):
             pass  # caching is an optimisation; never fail a check because of it
+
+
+def _code_fingerprint() -> str:
+    """Changes whenever dslint's own code changes (a development install keeps one version)."""
+    package = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(digest_size=6)
+    for path in sorted(package.rglob("*.py")):
+        stat = path.stat()
+        digest.update(f"{path.name}:{stat.st_mtime_ns}:{stat.st_size};".encode())
+    return digest.hexdigest()
 
 
 _WORKER_SETTINGS: Optional[Settings] = None
@@ -399,14 +416,21 @@ def _path_matches(path: str, pattern: str) -> bool:
 
 def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, use_cache: bool = True,
           overlay: Optional[dict] = None, jobs: Optional[int] = None,
-          progress_factory: Optional[Callable[[int], Callable[[int], None]]] = None) -> CheckResult:
-    """Check `paths` and return the findings that survive select/ignore/noqa, sorted."""
+          progress_factory: Optional[Callable[[int], Callable[[int], None]]] = None,
+          cache: Optional[ResultCache] = None) -> CheckResult:
+    """Check `paths` and return the findings that survive select/ignore/noqa, sorted.
+
+    `cache` replaces the on-disk cache with one the caller keeps (the language server keeps
+    one in memory); the caller then owns saving it.
+    """
     root = root or Path.cwd()
     sources, errors = discover(paths, settings, root)
-    cache = ResultCache(root / ".dslint_cache", settings) if use_cache else None
+    owned = cache is None
+    if owned:
+        cache = ResultCache(root / ".dslint_cache", settings) if use_cache else None
     progress = progress_factory(len(sources)) if progress_factory else None
     results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress)
-    if cache is not None:
+    if cache is not None and owned:
         cache.save()
     project = build_project(root, results)
     findings = [f for r in results for f in r.findings]
