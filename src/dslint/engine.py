@@ -263,9 +263,13 @@ class ResultCache:
 
     def put(self, key, result: FileResult) -> None:
         if key and self.path is not None:
-            stale = key.split("\0", 1)[0] + "\0"
-            for old in [k for k in self.entries if k.startswith(stale)]:
-                del self.entries[old]  # one entry per file: the cache does not grow with edits
+            if not hasattr(self, "_by_file"):
+                self._by_file = {k.split("\0", 1)[0]: k for k in self.entries}
+            abspath = key.split("\0", 1)[0]
+            old = self._by_file.get(abspath)
+            if old is not None and old != key:
+                self.entries.pop(old, None)  # one entry per file: the cache does not grow with edits
+            self._by_file[abspath] = key
             self.entries[key] = result
             self.dirty = True
 
