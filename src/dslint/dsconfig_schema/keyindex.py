@@ -7,11 +7,6 @@ import functools
 from .models import schemas, section_models
 from .tables import toplevel
 
-# Names too generic to say where they belong (valid in many sections).
-_GENERIC = {"enabled", "type", "params", "device", "nvme_path", "pin_memory", "buffer_count",
-            "verbose", "debug", "output_path", "job_name", "project", "dtype"}
-
-
 @functools.lru_cache(maxsize=None)
 def top_level_keys(version: str) -> frozenset[str]:
     """Every top-level key DeepSpeed `version` reads (scalars and sections, removed ones excluded)."""
@@ -47,4 +42,4 @@ def locations(version: str) -> dict[str, tuple[tuple[str, ...], ...]]:
     for section, keys in toplevel.loose_sections(version).items():
         for key in keys or ():
             add((section, key))
-    return {k: tuple(sorted(v)) for k, v in found.items() if k not in _GENERIC}
+    return {k: tuple(sorted(v)) for k, v in found.items()}

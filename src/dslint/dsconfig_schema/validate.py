@@ -56,10 +56,10 @@ class _Checker:
         where = f"in '{_fmt(parent)}'" if parent else "at the top level"
         homes = [p for p in locations(self.version).get(key, ()) if p != tuple(path)]
         if homes:
-            home = homes[0]
+            places = ", ".join(f"'{_fmt(home)}'" for home in homes[:3]) + (", ..." if len(homes) > 3 else "")
             self.add(path, kinds.MISPLACED_KEY,
-                     f"'{key}' is not a key {where}; it belongs in '{_fmt(home)}'. {consequence}",
-                     "key", _fmt(home), len(homes) == 1, fatal)
+                     f"'{key}' is not a key {where}; it belongs in {places}. {consequence}",
+                     "key", _fmt(homes[0]) if len(homes) <= 3 else None, len(homes) == 1, fatal)
             return
         guess, clear = nearest(key, siblings)
         if guess is None:
