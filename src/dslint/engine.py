@@ -240,6 +240,7 @@ class ResultCache:
     def __init__(self, folder: Optional[Path], settings: Settings):
         self.path = None
         self.entries: dict = {}
+        self._by_file: dict = {}
         self.dirty = False
         if folder is None:
             return
@@ -249,6 +250,7 @@ class ResultCache:
                 self.entries = pickle.load(handle)
         except Exception:  # a missing or corrupt cache is just a cold run
             self.entries = {}
+        self._by_file = {k.split("\0", 1)[0]: k for k in self.entries}
 
     def key(self, source: SourceFile) -> Optional[str]:
         try:
@@ -263,8 +265,6 @@ class ResultCache:
 
     def put(self, key, result: FileResult) -> None:
         if key and self.path is not None:
-            if not hasattr(self, "_by_file"):
-                self._by_file = {k.split("\0", 1)[0]: k for k in self.entries}
             abspath = key.split("\0", 1)[0]
             old = self._by_file.get(abspath)
             if old is not None and old != key:
