@@ -81,22 +81,8 @@ def parse_argparse(args: list[ShellArg], i: int, table: dict[str, tuple[str, int
             if entry is None and allow_abbrev:
                 matches = {table[ln] for ln in long_names if ln.startswith(lookup)}
                 entry = matches.pop() if len(matches) == 1 else None
-            if entry is None:
-                options.append(_option(name, name.lstrip("-"), arg, None, attached if eq else None, len(name),
-                                       is_flag=not eq, known=False))
-                i += 1
-                continue
-            key, nargs = entry
-            if nargs == 0:
-                options.append(_option(name, key, arg, None, None, len(name), is_flag=True))
-                i += 1
-            elif eq:
-                options.append(_option(name, key, arg, None, attached, len(name), is_flag=False))
-                i += 1
-            else:
-                value_arg = args[i + 1] if i + 1 < n else None
-                options.append(_option(name, key, arg, value_arg, None, len(name), is_flag=False))
-                i += 2
+            key, nargs = entry if entry is not None else (name.lstrip("-"), None)
+            i = _take_long_option(args, i, name, key, eq, attached, nargs, options)
             continue
         short = text[:2]
         entry = table.get(short)
@@ -117,6 +103,26 @@ def parse_argparse(args: list[ShellArg], i: int, table: dict[str, tuple[str, int
             options.append(_option(short, key, arg, value_arg, None, 2, is_flag=False))
             i += 2
     return options, i
+
+
+def _take_long_option(args: list[ShellArg], i: int, name: str, key: str, eq: str, attached: str,
+                      nargs: Optional[int], options: list[LaunchOption]) -> int:
+    """`--name`, `--name=value` or `--name value`; nargs None: not in the table (no value taken
+    unless attached). Returns the index after the option."""
+    arg = args[i]
+    if nargs is None:
+        options.append(_option(name, key, arg, None, attached if eq else None, len(name), is_flag=not eq,
+                               known=False))
+        return i + 1
+    if nargs == 0:
+        options.append(_option(name, key, arg, None, None, len(name), is_flag=True))
+        return i + 1
+    if eq:
+        options.append(_option(name, key, arg, None, attached, len(name), is_flag=False))
+        return i + 1
+    value_arg = args[i + 1] if i + 1 < len(args) else None
+    options.append(_option(name, key, arg, value_arg, None, len(name), is_flag=False))
+    return i + 2
 
 
 def parse_getopt(args: list[ShellArg], i: int, long_table: dict[str, int], short_table: dict[str, int]
@@ -141,20 +147,9 @@ def parse_getopt(args: list[ShellArg], i: int, long_table: dict[str, int], short
                 if len(matches) == 1:
                     key = matches[0]
                     has_arg = long_table[key]
-            if has_arg is None:
-                options.append(_option(name, key, arg, None, attached if eq else None, len(name), is_flag=not eq,
-                                       known=False))
-                i += 1
-            elif has_arg == 0 or (has_arg == 2 and not eq):
-                options.append(_option(name, key, arg, None, None, len(name), is_flag=True))
-                i += 1
-            elif eq:
-                options.append(_option(name, key, arg, None, attached, len(name), is_flag=False))
-                i += 1
-            else:
-                value_arg = args[i + 1] if i + 1 < n else None
-                options.append(_option(name, key, arg, value_arg, None, len(name), is_flag=False))
-                i += 2
+            if has_arg == 2:  # optional_argument: a value only with `=`
+                has_arg = 1 if eq else 0
+            i = _take_long_option(args, i, name, key, eq, attached, has_arg, options)
             continue
         i = _parse_short_cluster(args, i, short_table, options)
     return options, i
