@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from dslint.textpos import LineIndex
@@ -226,7 +226,7 @@ def _walk_makefile(state: _State) -> None:
 
 
 def _assign_make_variable(state: _State, match: re.Match, line_start: int) -> None:
-    name, op, raw_value = match.group(1), match.group(2), match.group(3).strip()
+    name, op = match.group(1), match.group(2)
     value_start = line_start + match.start(3)
     words = lex(state.text, value_start, value_start + len(match.group(3)), make_mode=True)
     parts = [_resolve_text(w, state, make_mode=True) for w in words if isinstance(w, Word)]
@@ -239,7 +239,6 @@ def _assign_make_variable(state: _State, match: re.Match, line_start: int) -> No
     if match.group(0).startswith("export"):
         span = state.index.span(line_start, line_start + len(match.group(0).rstrip()))
         state.env[name] = EnvValue(name, _known(value), "export", span)
-    del raw_value
 
 
 def _handle_recipe(state: _State, start: int, end: int) -> None:
@@ -632,7 +631,7 @@ def _parse_srun(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[i
 
 
 def _canonical_slurm(options: list[LaunchOption]) -> list[LaunchOption]:
-    from dataclasses import replace
+    """Short Slurm options under their long names (-N -> nodes), as #SBATCH directives are."""
     short_keys = {"N": "nodes", "n": "ntasks", "c": "cpus-per-task", "G": "gpus", "J": "job-name",
                   "tasks-per-node": "ntasks-per-node"}
     return [replace(o, key=short_keys.get(o.key, o.key)) for o in options]
