@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import importlib.util
 import json
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +55,8 @@ BATCH_ONLY_FAILURES = {
     "no batch keys at all: 'Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided'",
     "deepspeedai__DeepSpeed/deepspeed__autotuning__config_templates__template_zero3.json":
     "no batch keys at all: 'Either train_batch_size or train_micro_batch_size_per_gpu needs to be provided'",
+    "huggingface__transformers/tests__deepspeed__ds_config_zero3.json":
+    "no batch keys (the transformers tests add them); on 0.19.8 its reduce_bucket_size 0 is rejected first",
 }
 
 _BATCH_ASSERTS = ("Check batch related parameters", "has to be greater than 0", "Either train_batch_size")
@@ -261,9 +262,8 @@ def test_corpus_verdicts_agree_with_deepspeed(oracle):
     for path in files:
         name = str(path.relative_to(CORPUS))
         filled = hf_fill(load_like_deepspeed(path))
-        if name in BATCH_ONLY_FAILURES:
-            verdict = oracle.parse(filled, world_size_for(filled))
-            assert verdict.batch, f"{name}: expected only a batch-arithmetic failure, got {verdict.message}"
+        if oracle.parse(filled, world_size_for(filled)).batch:
+            assert name in BATCH_ONLY_FAILURES, f"{name}: unexpected batch-arithmetic failure"
             assert not [p for p in validate_config(filled, version=oracle.version) if p.fatal]
             continue
         assert_agrees(oracle, filled, world_size_for(filled), label=name)

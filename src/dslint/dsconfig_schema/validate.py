@@ -54,6 +54,12 @@ class _Checker:
         key = str(path[-1])
         parent = path[:-1]
         where = f"in '{_fmt(parent)}'" if parent else "at the top level"
+        if key in toplevel.FOREIGN_KEYS:
+            meant, hint = toplevel.FOREIGN_KEYS[key]
+            kind = kinds.MISPLACED_KEY if meant and "." in meant else kinds.UNKNOWN_KEY
+            self.add(path, kind, f"'{key}' is not a DeepSpeed key {where}: {hint}. {consequence}",
+                     "key", meant, meant is not None, fatal)
+            return
         homes = [p for p in locations(self.version).get(key, ()) if p != tuple(path)]
         if homes:
             places = ", ".join(f"'{_fmt(home)}'" for home in homes[:3]) + (", ..." if len(homes) > 3 else "")
@@ -119,7 +125,7 @@ class _Checker:
                 self.check_scalar(key, value, scalars[key][0])
             elif key in loose:
                 self.check_loose(key, value, loose[key])
-            else:
+            elif not key.startswith(toplevel.COMMENT_KEY_PREFIXES):
                 self.unknown(path, known, False, "DeepSpeed does not check top-level keys and silently ignores it.")
         self.check_cross_section(data)
         return self.problems
@@ -240,6 +246,8 @@ class _Checker:
                 continue
             new = schema.fields[field]["deprecated_for"]
             new_field = schema.field_for(new)
+            if new_field is not None:  # say it the way configs spell it (the stage3_ alias)
+                new = schema.fields[new_field].get("alias", new)
             together = new_field is not None and any(schema.field_for(k) == new_field for k in data)
             if together:
                 self.add(path + (key,), kinds.DEPRECATED_KEY,

@@ -104,6 +104,26 @@ RENAMED_KEYS = {
     ("aio", "thread_count"): ("intra_op_parallelism", "v0.16.4"),
 }
 
+# Keys from other tools that users paste into a DeepSpeed config, where nothing reads them:
+# key -> (the DeepSpeed key meant, if any; where the setting really goes). Research S1, E9.
+FOREIGN_KEYS = {
+    "comms_config": ("comms_logger", "DeepSpeed's communication logging section is 'comms_logger'"),
+    "monitor_config": (None, "DeepSpeed's monitors are the top-level 'tensorboard', 'wandb', 'csv_monitor' "
+                       "and 'comet' sections"),
+    "zero3_init_flag": (None, "it is an accelerate setting (accelerate config / DeepSpeedPlugin)"),
+    "zero3_save_16bit_model": ("zero_optimization.stage3_gather_16bit_weights_on_model_save",
+                               "it is an accelerate setting; DeepSpeed's key is "
+                               "'zero_optimization.stage3_gather_16bit_weights_on_model_save'"),
+    "dist_init_required": (None, "it is an argument of deepspeed.initialize, not a config key"),
+    "cuda_visible_devices": (None, "GPU selection is the CUDA_VISIBLE_DEVICES environment variable or the "
+                             "launcher's --include/--num_gpus"),
+    "opt_level": (None, "it is an Apex AMP setting, which DeepSpeed's fp16 does not have"),
+    "fp16_opt_level": (None, "it is an Apex AMP setting, which DeepSpeed's fp16 does not have"),
+}
+
+# Keys that are comments by convention ("_comment", "//"): nobody means them to be read.
+COMMENT_KEY_PREFIXES = ("_", "//", "#")
+
 # Legacy spellings DeepSpeed still reads: (section or "", old) -> new.
 DEPRECATED_TOP_LEVEL = {"bfloat16": "bf16"}
 
