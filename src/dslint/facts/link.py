@@ -1,0 +1,487 @@
+"""Linking launch line → script → DeepSpeed config into `TrainingSetup`s.
+
+A DeepSpeed config is only right or wrong for a given launch: the batch arithmetic needs the
+world size, CPU Adam needs its share of cores, and both depend on the launcher. This module
+puts the three files together the way the job will run them:
+
+- each launch command that starts a script of the project is one setup; a script no launch
+  file starts is a setup of its own (its launcher unknown);
+- the config comes from what the script reads (`deepspeed.initialize(config=...)`, an argparse
+  option such as `--deepspeed_config` / `--config` given on the launch line or its default,
+  `TrainingArguments(deepspeed=...)`, `DeepSpeedStrategy(config=...)`,
+  `PL_DEEPSPEED_CONFIG_PATH`, `accelerate launch --deepspeed_config_file`), or from a Lightning
+  strategy string (the config Lightning builds, see lightning_strategies.py);
+- nodes, processes per node and world size come from the launcher, else from the Lightning
+  Trainer/Fabric or `mp.spawn` when the script spawns, else from `[tool.dslint]` settings.
+
+Unknown stays unknown (None), with the reason in `notes`.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..model import Span
+from . import lightning_strategies as pl_table
+from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
+from .script_setup import ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts
+from .summary import ScriptSummary
+
+if TYPE_CHECKING:
+    from ..settings import Settings
+    from .setup import Project
+
+# Launchers that start the ranks themselves (the script must not spawn again).
+SPAWNING_LAUNCHERS = ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning", "srun", "mpirun")
+HF_CONSUMERS = ("hf", "accelerate")
+
+
+@dataclass
+class ConfigLink:
+    """Which config a setup uses and how dslint knows."""
+
+    path: Optional[str] = None  # display path of a project config file
+    value: Any = None  # the parsed config (file) or the dict Lightning builds
+    how: str = ""  # "deepspeed.initialize(config=...) in train.py: 'ds.json'"
+    consumer: str = "deepspeed"  # deepspeed | hf | accelerate | lightning | fabric
+    ref_span: Optional[Span] = None  # where the script names it
+    ref_path: Optional[str] = None  # the script path holding ref_span
+    launch_span: Optional[Span] = None  # where the launch line names it
+    from_strategy: Optional[str] = None  # a Lightning strategy string / object that built it
+
+
+@dataclass
+class TrainingSetup:
+    script_path: str
+    summary: ScriptSummary
+    facts: ScriptSetupFacts
+    launch_path: Optional[str] = None
+    command: Any = None  # sources.launch.LaunchCommand
+    launcher: str = "unknown"  # kind of the outermost launcher, "python", or "unknown"
+    spawner_kind: Optional[str] = None  # the launcher that starts the ranks (torchrun, deepspeed ...)
+    nodes: Optional[int] = None
+    procs_per_node: Optional[int] = None
+    world_size: Optional[int] = None
+    spawner: str = "unknown"  # launcher | framework | both | none | unknown
+    threads_per_rank: Optional[str] = None  # "1", "16", "all cores", "cores // N" ...
+    threads_source: str = ""
+    core_binding: bool = False
+    config: ConfigLink = field(default_factory=ConfigLink)
+    lightning: Optional[LightningSite] = None
+    notes: dict = field(default_factory=dict)  # fact -> why it is unknown / where it came from
+
+    # -- derived views used by rules and by --show-setup ---------------------------------
+    @property
+    def frameworks(self) -> list[str]:
+        names = []
+        if self.facts.hf_trainer:
+            names.append("HF Trainer")
+        if self.facts.accelerate:
+            names.append("Accelerate")
+        if any(s.kind == "trainer" for s in self.facts.lightning):
+            names.append("Lightning Trainer")
+        if any(s.kind == "fabric" for s in self.facts.lightning):
+            names.append("Lightning Fabric")
+        if self.facts.deepspeed_inits:
+            names.append("deepspeed.initialize")
+        return names
+
+    @property
+    def config_value(self) -> Optional[dict]:
+        return self.config.value if isinstance(self.config.value, dict) else None
+
+    def launch_related(self, note: str) -> list:
+        """(path, span, note) for the launch line, to put in a finding's `related`."""
+        if self.command is None or self.launch_path is None:
+            return []
+        return [(self.launch_path, self.command.span, note)]
+
+    @property
+    def client_optimizer(self) -> Optional[ClientOptimizer]:
+        for init in self.facts.deepspeed_inits:
+            if init.optimizer is not None:
+                return init.optimizer
+        if self.lightning is not None and self.facts.lightning_optimizers:
+            return self.facts.lightning_optimizers[0]
+        return None
+
+    def offload_devices(self) -> tuple[str, str]:
+        """(optimizer, param) offload devices of the linked config ("none" when not offloading)."""
+        value = self.config_value or {}
+        zero = value.get("zero_optimization") if isinstance(value.get("zero_optimization"), dict) else {}
+        def device(key):
+            block = zero.get(key)
+            if isinstance(block, dict) and isinstance(block.get("device"), str):
+                return block["device"]
+            return "none"
+        return device("offload_optimizer"), device("offload_param")
+
+
+# -- paths -----------------------------------------------------------------------------------
+
+def _abs(project: "Project", display: str) -> Path:
+    path = Path(display)
+    return (path if path.is_absolute() else Path(project.root) / path).resolve()
+
+
+def _find(project: "Project", table: dict, written: Optional[str], bases: list[Path]) -> Optional[str]:
+    """The display path of the project file that `written` names, seen from one of `bases`."""
+    if not written or "$" in written:
+        return None
+    by_abs = {_abs(project, p): p for p in table}
+    for base in bases:
+        candidate = (base / written).resolve() if not os.path.isabs(written) else Path(written).resolve()
+        if candidate in by_abs:
+            return by_abs[candidate]
+    name = Path(written).name
+    same = [p for p in table if Path(p).name == name]
+    tail = [p for p in same if _abs(project, p).as_posix().endswith("/" + written.lstrip("./"))]
+    if len(tail) == 1:
+        return tail[0]
+    return same[0] if len(same) == 1 else None
+
+
+# -- linking ---------------------------------------------------------------------------------
+
+def link_setups(project: "Project", settings: Optional["Settings"] = None) -> list[TrainingSetup]:
+    """Every training setup of the project (cached on the project)."""
+    cached = getattr(project, "_setups", None)
+    if cached is not None:
+        return cached
+    setups: list[TrainingSetup] = []
+    started: set[str] = set()
+    for launch_path, launch in project.launches.items():
+        for command in getattr(launch, "commands", []):
+            if not command.script:
+                continue
+            script = _find(project, project.scripts, command.script,
+                           [_abs(project, launch_path).parent, Path(project.root)])
+            if script is None:
+                continue
+            started.add(script)
+            setups.append(_build(project, settings, script, launch_path, command))
+    for script, summary in project.scripts.items():
+        if script in started:
+            continue
+        facts = summary.extra.get("setup")
+        if isinstance(facts, ScriptSetupFacts) and (facts.uses_deepspeed or facts.lightning or facts.spawns):
+            setups.append(_build(project, settings, script, None, None))
+    project._setups = setups  # type: ignore[attr-defined]
+    return setups
+
+
+def _build(project: "Project", settings, script: str, launch_path: Optional[str], command) -> TrainingSetup:
+    summary = project.scripts[script]
+    facts = summary.extra.get("setup") or ScriptSetupFacts()
+    setup = TrainingSetup(script_path=script, summary=summary, facts=facts, launch_path=launch_path, command=command)
+    setup.lightning = next((s for s in facts.lightning if s.kind == "trainer"), None) or \
+        next((s for s in facts.lightning if s.kind == "fabric"), None)
+    _processes(setup, settings)
+    _threads(setup)
+    _config(project, setup)
+    return setup
+
+
+def _lightning_devices(site: LightningSite) -> Optional[int]:
+    devices = site.devices
+    if isinstance(devices, bool):
+        return None
+    if isinstance(devices, int):
+        return devices if devices > 0 else None
+    if isinstance(devices, str):
+        text = devices.strip()
+        if text.isdigit():
+            return int(text) or None
+        if "," in text:
+            return len([d for d in text.split(",") if d.strip()])
+        return None
+    if isinstance(devices, (list, tuple)):
+        return len(devices) or None
+    return None
+
+
+def lightning_joins_launcher(setup: TrainingSetup) -> Optional[bool]:
+    """Does Lightning recognise the processes the launcher started (and not spawn its own)?
+
+    Lightning's cluster environments (accelerator_connector._choose_and_init_cluster_environment):
+    TorchElastic (torchrun sets TORCHELASTIC_RUN_ID), SLURM (srun, unless the job name is
+    "bash"/"interactive"), LSF, MPI (only with mpi4py installed), else LightningEnvironment,
+    which spawns unless LOCAL_RANK is set (the deepspeed launcher and accelerate set it).
+    """
+    kind = setup.spawner_kind
+    if kind in ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning"):
+        return True
+    command = setup.command
+    if kind == "srun" or (command is not None and command.srun is not None and kind is None):
+        name = command.srun.job_name if command.srun else None
+        return None if name is None else name not in ("bash", "interactive")
+    if kind == "mpirun":
+        return False  # only with mpi4py installed, which the files cannot show
+    return None
+
+
+def _processes(setup: TrainingSetup, settings) -> None:
+    command = setup.command
+    facts = setup.facts
+    if command is not None:
+        setup.launcher = command.launchers[0].kind if command.launchers else "unknown"
+        spawner = next((lc for lc in reversed(command.launchers) if lc.kind in SPAWNING_LAUNCHERS), None)
+        setup.spawner_kind = spawner.kind if spawner else None
+        setup.nodes = command.nnodes
+        setup.procs_per_node = command.nproc_per_node
+        setup.world_size = command.world_size
+        for fact in ("nnodes", "nproc_per_node", "world_size"):
+            if fact in command.reasons:
+                setup.notes[fact] = command.reasons[fact]
+        if spawner is not None and spawner.kind in ("srun", "mpirun"):
+            if setup.procs_per_node is None and command.srun is not None and command.srun.ntasks is not None \
+                    and command.srun.nodes == 1:
+                setup.procs_per_node = command.srun.ntasks
+        if setup.spawner_kind == "srun" and setup.nodes is None and command.srun is not None:
+            setup.nodes = command.srun.nodes
+    site = setup.lightning
+    framework_spawns = False
+    if site is not None:
+        devices = _lightning_devices(site)
+        joins = lightning_joins_launcher(setup) if setup.spawner_kind else None
+        if setup.spawner_kind is None:
+            # `python train.py` (or no launch file): Lightning starts `devices` processes per node.
+            if devices is not None and setup.procs_per_node is None:
+                setup.procs_per_node = devices
+                setup.notes["nproc_per_node"] = f"Lightning {site.kind.title()}(devices={site.devices!r})"
+            if site.num_nodes is not None and setup.nodes is None:
+                setup.nodes = site.num_nodes
+            framework_spawns = devices is not None and devices > 1
+        elif joins is False and devices is not None and devices > 1:
+            framework_spawns = True
+    for spawn in facts.spawns:
+        framework_spawns = True
+        if setup.spawner_kind is None and spawn.nprocs is not None and setup.procs_per_node is None:
+            setup.procs_per_node = spawn.nprocs
+            setup.notes["nproc_per_node"] = f"{spawn.what}(nprocs={spawn.nprocs})"
+    if setup.spawner_kind is None and command is not None and setup.launcher == "python" and setup.nodes is None:
+        setup.nodes = 1
+    if settings is not None:
+        if setup.procs_per_node is None and settings.nproc_per_node:
+            setup.procs_per_node = settings.nproc_per_node
+            setup.notes["nproc_per_node"] = "nproc-per-node in [tool.dslint]"
+        if setup.nodes is None and settings.nodes:
+            setup.nodes = settings.nodes
+            setup.notes["nnodes"] = "nodes in [tool.dslint]"
+    if setup.world_size is None and setup.procs_per_node is not None and setup.nodes is not None:
+        setup.world_size = setup.procs_per_node * setup.nodes
+    launcher_spawns = setup.spawner_kind is not None
+    setup.spawner = ("both" if launcher_spawns and framework_spawns else "launcher" if launcher_spawns
+                     else "framework" if framework_spawns else "none" if command is not None else "unknown")
+
+
+def _threads(setup: TrainingSetup) -> None:
+    command = setup.command
+    if "OMP_NUM_THREADS" in setup.facts.env_sets:
+        value, _ = setup.facts.env_sets["OMP_NUM_THREADS"]
+        setup.threads_per_rank, setup.threads_source = value or "set in the script", "the script sets OMP_NUM_THREADS"
+        return
+    if command is None:
+        return
+    setup.core_binding = bool(command.bind_cores_to_rank or (command.mpirun and command.mpirun.bind_to))
+    if command.omp_num_threads_set:
+        setup.threads_per_rank = command.omp_num_threads or "set (not a literal)"
+        setup.threads_source = "OMP_NUM_THREADS on the launch line"
+    elif command.omp_num_threads_by_launcher is not None:
+        setup.threads_per_rank = command.omp_num_threads_by_launcher
+        setup.threads_source = f"{setup.spawner_kind} sets OMP_NUM_THREADS={command.omp_num_threads_by_launcher} when unset"
+    elif setup.spawner_kind == "deepspeed":
+        if command.bind_cores_to_rank:
+            setup.threads_per_rank = "cores // ranks per node"
+            setup.threads_source = "deepspeed --bind_cores_to_rank (numactl + OMP_NUM_THREADS per rank)"
+        else:
+            setup.threads_per_rank = "all cores"
+            setup.threads_source = "deepspeed launcher leaves OMP_NUM_THREADS unset and does not bind cores"
+    elif setup.spawner_kind is None and setup.lightning is not None and setup.spawner == "framework":
+        setup.threads_per_rank = "cores // devices"
+        setup.threads_source = "Lightning sets OMP_NUM_THREADS = CPUs // processes when unset"
+    elif setup.spawner_kind == "lightning":
+        setup.threads_per_rank = "cores // devices"
+        setup.threads_source = "fabric run sets OMP_NUM_THREADS = CPUs // processes when unset"
+
+
+def _config(project: "Project", setup: TrainingSetup) -> None:
+    command = setup.command
+    facts = setup.facts
+    script_dir = _abs(project, setup.script_path).parent
+    bases = [_abs(project, setup.launch_path).parent] if setup.launch_path else []
+    bases += [script_dir, Path(project.root)]
+    consumer = _consumer(setup)
+    link = ConfigLink(consumer=consumer)
+    chosen: Optional[tuple[str, str, Optional[Span], Optional[Span]]] = None  # (written path, how, ref span, launch span)
+    refs = list(facts.config_refs)
+    if setup.lightning is not None and setup.lightning.config is not None:
+        refs.insert(0, setup.lightning.config)
+    args = _script_args(command)
+    for ref in refs:
+        written = None
+        how = f"{ref.what} in {setup.script_path}"
+        launch_span = None
+        if ref.how == "literal":
+            written = ref.path
+        elif ref.how == "argument":
+            given = _option_value(args, ref.options)
+            if given is not None:
+                written, launch_span = given
+                how = f"{ref.what} ← {' / '.join(ref.options)} on the launch line"
+            elif ref.path:
+                written, how = ref.path, f"{ref.what}: default of {' / '.join(ref.options)}"
+        elif ref.how == "env" and command is not None and ref.env in command.env:
+            env = command.env[ref.env]
+            written, launch_span = env.value, env.span
+            how = f"{ref.what} ← ${ref.env} on the launch line"
+        elif ref.how == "dict" and isinstance(ref.value, dict):
+            link.value, link.how, link.ref_span, link.ref_path = ref.value, f"{ref.what}: a dict in {setup.script_path}", ref.span, setup.script_path
+            setup.config = link
+            return
+        if written:
+            chosen = (written, how, ref.span, launch_span)
+            break
+    if chosen is None and command is not None:
+        # The launch line itself: --deepspeed_config x / --deepspeed x.json, PL_DEEPSPEED_CONFIG_PATH,
+        # accelerate --deepspeed_config_file.
+        if command.deepspeed_config_arg and (facts.uses_deepspeed or facts.hf_trainer or facts.hf_args_from_command_line):
+            chosen = (command.deepspeed_config_arg, "the script's --deepspeed/--deepspeed_config option on the launch line",
+                      None, command.deepspeed_config_arg_span)
+        elif pl_table.DEEPSPEED_ENV_VAR in command.env and command.env[pl_table.DEEPSPEED_ENV_VAR].value:
+            env = command.env[pl_table.DEEPSPEED_ENV_VAR]
+            chosen = (env.value, f"${pl_table.DEEPSPEED_ENV_VAR} on the launch line", None, env.span)
+            link.consumer = "lightning"
+        elif command.accelerate is not None and command.accelerate.deepspeed_config_file:
+            chosen = (command.accelerate.deepspeed_config_file, "accelerate launch --deepspeed_config_file", None, None)
+            link.consumer = "accelerate"
+    if chosen is not None:
+        written, how, ref_span, launch_span = chosen
+        link.how, link.ref_span, link.launch_span = f"{how}: {written!r}", ref_span, launch_span
+        link.ref_path = setup.script_path if ref_span is not None else None
+        found = _find(project, project.configs, written, bases)
+        if found is not None:
+            link.path = found
+            link.value = project.configs[found].value
+        else:
+            setup.notes["config"] = f"{written!r} is not a DeepSpeed config among the checked files"
+        setup.config = link
+        return
+    site = setup.lightning
+    if site is not None:
+        if site.strategy:
+            built = pl_table.strategy_deepspeed_config(site.strategy, fabric=site.kind == "fabric")
+            if built is not None:
+                link.value, link.from_strategy = built, f"strategy={site.strategy!r}"
+                link.how = f"Lightning builds it from strategy={site.strategy!r}"
+                link.ref_span, link.ref_path, link.consumer = site.strategy_span, setup.script_path, site.kind
+                if site.kind == "fabric":
+                    link.consumer = "fabric"
+                else:
+                    link.consumer = "lightning"
+        elif site.strategy_kwargs is not None and site.config is None and site.strategy_kwargs_complete:
+            link.value = pl_table.deepspeed_default_config(**site.strategy_kwargs)
+            link.from_strategy = "DeepSpeedStrategy(...)"
+            link.how = "Lightning builds it from DeepSpeedStrategy(...)"
+            link.ref_span, link.ref_path = site.strategy_span, setup.script_path
+            link.consumer = "lightning" if site.kind == "trainer" else "fabric"
+    setup.config = link
+
+
+def _consumer(setup: TrainingSetup) -> str:
+    facts = setup.facts
+    if setup.lightning is not None and (setup.lightning.strategy_kwargs is not None or
+                                        (setup.lightning.strategy or "").lower().startswith("deepspeed")):
+        return "lightning" if setup.lightning.kind == "trainer" else "fabric"
+    if facts.hf_trainer or facts.hf_args_from_command_line or any(r.consumer == "hf" for r in facts.config_refs):
+        return "hf"
+    if facts.accelerate or (setup.spawner_kind == "accelerate"):
+        return "accelerate"
+    return "deepspeed"
+
+
+def _script_args(command) -> list:
+    return list(command.script_args) if command is not None else []
+
+
+def _option_value(args: list, options: tuple) -> Optional[tuple[str, Span]]:
+    """The value of `--opt v` / `--opt=v` among the script's arguments (last one wins, like argparse)."""
+    found = None
+    for k, arg in enumerate(args):
+        text = arg.value if arg.value is not None else arg.raw
+        name, eq, attached = text.partition("=")
+        if name not in options:
+            continue
+        if eq and arg.value is not None:
+            found = (attached, arg.span)
+        elif not eq and k + 1 < len(args) and args[k + 1].value is not None:
+            found = (args[k + 1].value, args[k + 1].span)
+    return found
+
+
+# -- showing -----------------------------------------------------------------------------------
+
+def _show(value, note: str = "") -> str:
+    text = "unknown" if value is None else str(value)
+    return f"{text} ({note})" if note else text
+
+
+def describe_setups(project: "Project", settings: Optional["Settings"] = None) -> str:
+    """Human-readable description of every linked setup (`dslint check --show-setup`)."""
+    setups = link_setups(project, settings)
+    if not setups:
+        return "No training setup found (no script that uses DeepSpeed, Lightning or a spawner, and no launch line)."
+    out = []
+    for setup in setups:
+        lines = [f"Training setup: {setup.script_path}"]
+        if setup.command is not None:
+            row = setup.command.span.start.row
+            lines.append(f"  launched by     {setup.launch_path}:{row} ({' -> '.join(lc.word for lc in setup.command.launchers)})")
+        else:
+            lines.append("  launched by     unknown (no launch file starts it)")
+        lines.append(f"  nodes           {_show(setup.nodes, setup.notes.get('nnodes', ''))}")
+        lines.append(f"  ranks per node  {_show(setup.procs_per_node, setup.notes.get('nproc_per_node', ''))}")
+        lines.append(f"  world size      {_show(setup.world_size, setup.notes.get('world_size', ''))}")
+        lines.append(f"  who spawns      {setup.spawner}")
+        lines.append(f"  threads/rank    {_show(setup.threads_per_rank, setup.threads_source)}")
+        lines.append(f"  core binding    {'yes' if setup.core_binding else 'no'}")
+        cfg = setup.config
+        if cfg.path or cfg.value is not None:
+            lines.append(f"  config          {cfg.path or '(built in code)'} via {cfg.how} [read by: {cfg.consumer}]")
+        else:
+            lines.append(f"  config          {_show(None, setup.notes.get('config', 'no config reference found'))}")
+        lines.append(f"  optimizer       {_optimizer_text(setup)}")
+        opt_dev, param_dev = setup.offload_devices()
+        pin = _pin_text(setup)
+        lines.append(f"  offload         optimizer: {opt_dev}, params: {param_dev}{pin}")
+        lines.append(f"  frameworks      {', '.join(setup.frameworks) or 'none'}")
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
+def _optimizer_text(setup: TrainingSetup) -> str:
+    value = setup.config_value or {}
+    optimizer = value.get("optimizer")
+    client = setup.client_optimizer
+    if client is not None:
+        return f"client {client.qualname} ({client.where})"
+    if setup.facts.cpu_optimizer:
+        return "client DeepSpeedCPUAdam/CPU optimizer"
+    if isinstance(optimizer, dict) and optimizer.get("type"):
+        return f"DeepSpeed config optimizer {optimizer['type']!r}"
+    return "unknown"
+
+
+def _pin_text(setup: TrainingSetup) -> str:
+    value = setup.config_value or {}
+    zero = value.get("zero_optimization")
+    if not isinstance(zero, dict):
+        return ""
+    pins = []
+    for key in ("offload_optimizer", "offload_param"):
+        block = zero.get(key)
+        if isinstance(block, dict) and block.get("device") in ("cpu", "nvme"):
+            pins.append(f"{key}.pin_memory={block.get('pin_memory', 'default')}")
+    return f" ({', '.join(pins)})" if pins else ""

@@ -1,0 +1,168 @@
+"""DSL601–DSL605: what DeepSpeed's own schema says about a config's keys and values.
+
+The schema lives in `dslint.dsconfig_schema` (every key, type, default and allowed value per
+DeepSpeed version); these rules turn its problems into findings at the exact key or value, with
+a rename fix where the intended key is unambiguous.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Iterator, Optional
+
+from ..dsconfig_schema import (
+    AUTO_NOT_FILLED,
+    BAD_TYPE,
+    BAD_VALUE,
+    DEPRECATED_KEY,
+    MISPLACED_KEY,
+    REMOVED_KEY,
+    UNKNOWN_KEY,
+    ConfigProblem,
+    detect_deepspeed_version,
+    validate_config,
+)
+from ..fixes import make_fix
+from ..model import Applicability, Severity, Span
+from ..sources.dsconfig import JsonDoc
+from .context import ConfigContext, SetupContext
+from .registry import Report, config_rule, setup_rule
+
+BUCKET_KEYS = ("reduce_bucket_size", "allgather_bucket_size", "stage3_prefetch_bucket_size", "prefetch_bucket_size",
+               "stage3_param_persistence_threshold", "param_persistence_threshold", "stage3_max_live_parameters",
+               "stage3_max_reuse_distance", "sub_group_size", "stage3_model_persistence_threshold")
+
+
+@lru_cache(maxsize=1)
+def _installed_version() -> Optional[str]:
+    return detect_deepspeed_version()
+
+
+def target_version(settings) -> Optional[str]:
+    """The DeepSpeed version to check against: the setting, else the installed package's."""
+    return getattr(settings, "deepspeed_version", None) or _installed_version()
+
+
+def problems(doc: JsonDoc, settings, filler) -> list[ConfigProblem]:
+    """validate_config for a parsed config, memoised on the document."""
+    cache = doc.__dict__.setdefault("_dslint_problems", {})
+    key = (target_version(settings), filler)
+    if key not in cache:
+        try:
+            cache[key] = validate_config(doc.value, version=key[0], hf_auto=filler or False)
+        except Exception:  # the schema must never take a check down; it reports nothing then
+            cache[key] = []
+    return cache[key]
+
+
+def span_of(doc: JsonDoc, problem: ConfigProblem) -> Span:
+    node = doc.node(problem.path)
+    if node is None:  # the path ends inside a value the tree does not show: point at the deepest node
+        path = problem.path
+        while path and doc.node(path) is None:
+            path = path[:-1]
+        node = doc.node(path) or doc.root
+    if problem.on == "key" and node.key_span is not None:
+        return node.key_span
+    return node.span
+
+
+def is_fractional_bucket(problem: ConfigProblem, doc: JsonDoc) -> bool:
+    if not problem.path or str(problem.path[-1]) not in BUCKET_KEYS:
+        return False
+    node = doc.node(problem.path)
+    return node is not None and isinstance(node.value, float) and not node.value.is_integer()
+
+
+def rename_fix(doc: JsonDoc, problem: ConfigProblem, what: str):
+    """Rename the key to the suggestion: only the key's bytes change, the quotes stay."""
+    if not (problem.unambiguous and problem.suggestion and "." not in problem.suggestion and doc.strict):
+        return None
+    node = doc.node(problem.path)
+    parent = doc.node(problem.path[:-1])
+    if node is None or node.key_span is None or parent is None or problem.suggestion in parent.children:
+        return None
+    span = node.key_span
+    original = doc.text[span.start_offset:span.end_offset]
+    new = json.dumps(problem.suggestion)
+    return make_fix("edits", f"{what} '{problem.path[-1]}' to '{problem.suggestion}'", Applicability.SAFE,
+                    edits=((span.start_offset, span.end_offset, new, original),))
+
+
+# Deprecated spellings whose value DeepSpeed reads unchanged under the new name (a boolean
+# `cpu_offload` is not one: its replacement is an object).
+PURE_RENAMES = {"bfloat16": "bf16",
+                "stage3_gather_fp16_weights_on_model_save": "gather_16bit_weights_on_model_save"}
+
+
+@config_rule("DSL601", "unknown-config-key", fix=Applicability.SAFE)
+def unknown_config_key(ctx: ConfigContext) -> Iterator[Report]:
+    """A key DeepSpeed does not know at that level: ignored silently at the top level, a
+    ValidationError inside the strict sections; misplaced keys say where they belong."""
+    for problem in problems(ctx.doc, ctx.settings, "accelerate"):
+        if problem.kind not in (UNKNOWN_KEY, MISPLACED_KEY):
+            continue
+        fix = rename_fix(ctx.doc, problem, "rename") if problem.kind == UNKNOWN_KEY else None
+        yield Report(span_of(ctx.doc, problem), problem.message, fix=fix)
+
+
+@config_rule("DSL602", "removed-config-key", severity=Severity.ERROR)
+def removed_config_key(ctx: ConfigContext) -> Iterator[Report]:
+    """A feature block DeepSpeed removed: its presence alone makes DeepSpeedConfig raise."""
+    for problem in problems(ctx.doc, ctx.settings, "accelerate"):
+        if problem.kind == REMOVED_KEY:
+            yield Report(span_of(ctx.doc, problem),
+                         problem.message + " Delete the block (a disabled block fails too).")
+
+
+@config_rule("DSL603", "invalid-config-value", severity=Severity.ERROR)
+def invalid_config_value(ctx: ConfigContext) -> Iterator[Report]:
+    """A value of the wrong type or out of range for DeepSpeed's schema (DSL607 owns fractional
+    bucket sizes)."""
+    for problem in problems(ctx.doc, ctx.settings, "accelerate"):
+        if problem.kind in (BAD_TYPE, BAD_VALUE) and not is_fractional_bucket(problem, ctx.doc):
+            yield Report(span_of(ctx.doc, problem), problem.message)
+
+
+def _filler_for(consumers: set) -> Optional[str]:
+    """Who fills "auto": the most permissive of the consumers that read the config."""
+    if not consumers or "accelerate" in consumers:
+        return "accelerate"
+    if "hf" in consumers:
+        return "trainer"
+    return None
+
+
+@setup_rule("DSL604", "auto-value-not-filled", severity=Severity.ERROR)
+def auto_value_not_filled(ctx: SetupContext) -> Iterator[Report]:
+    """`"auto"` where nobody fills it in: under plain `deepspeed.initialize` (or Lightning) every
+    "auto" is a TypeError or a silent default; under the HF Trainer only its fill list counts."""
+    from ..facts.link import link_setups
+
+    consumers: dict[str, set] = {}
+    for setup in link_setups(ctx.project, ctx.settings):
+        if setup.config.path:
+            consumers.setdefault(setup.config.path, set()).add(setup.config.consumer)
+    for path, doc in ctx.project.configs.items():
+        users = consumers.get(path, set())
+        filler = _filler_for(users)
+        for problem in problems(doc, ctx.settings, filler):
+            if problem.kind != AUTO_NOT_FILLED:
+                continue
+            message = problem.message
+            if users and filler is None:
+                message = (f"the config is read by {', '.join(sorted(users))} (linked from a launch line/script), "
+                           f"which does not fill \"auto\": {message}")
+            yield Report(span_of(doc, problem), message, path=path)
+
+
+@config_rule("DSL605", "deprecated-config-key", fix=Applicability.SAFE)
+def deprecated_config_key(ctx: ConfigContext) -> Iterator[Report]:
+    """A legacy spelling DeepSpeed still reads (or ignores, next to the new spelling)."""
+    for problem in problems(ctx.doc, ctx.settings, "accelerate"):
+        if problem.kind != DEPRECATED_KEY:
+            continue
+        old = str(problem.path[-1]) if problem.path else ""
+        pure_rename = PURE_RENAMES.get(old) == problem.suggestion
+        fix = rename_fix(ctx.doc, problem, "rename") if pure_rename and not problem.fatal else None
+        yield Report(span_of(ctx.doc, problem), problem.message, fix=fix)

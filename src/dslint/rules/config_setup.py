@@ -1,0 +1,213 @@
+"""DSL610, DSL614: DeepSpeed config rules that need the linked setup (world size, optimizer).
+
+The config alone cannot say whether `train_batch_size` is right, or whether an offloaded
+optimizer will run in DeepSpeed's CPU Adam: the launch line and the script decide. These rules
+read the `TrainingSetup`s from facts/link.py.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ..facts.link import TrainingSetup, link_setups
+from ..fixes import codemod_fixer, make_fix, node_at
+from ..model import Applicability, Severity
+from .context import SetupContext
+from .registry import Report, setup_rule
+
+BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
+
+
+def _int(value) -> Optional[int]:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _world_note(setup: TrainingSetup) -> str:
+    parts = []
+    if setup.procs_per_node is not None:
+        parts.append(f"{setup.procs_per_node} per node")
+    if setup.nodes is not None:
+        parts.append(f"{setup.nodes} node{'s' if setup.nodes != 1 else ''}")
+    where = f"{setup.launch_path}:{setup.command.span.start.row}" if setup.command is not None else "settings/Trainer"
+    return f"{' x '.join(parts)} = world size {setup.world_size} ({where})"
+
+
+def batch_problem(tbs, micro, gas, world: int) -> Optional[str]:
+    """What DeepSpeedConfig._set_batch_related_parameters/_batch_assertion make of the three
+    values at this world size; None when they agree."""
+    if tbs is not None and micro is not None and gas is not None:
+        if tbs != micro * gas * world:
+            return f"train_batch_size {tbs} != {micro} (micro) x {gas} (accumulation) x {world} (world size) = {micro * gas * world}"
+        return None
+    if tbs is not None and micro is not None:
+        gas = tbs // micro // world
+        if gas <= 0:
+            return f"train_batch_size {tbs} // {micro} (micro) // {world} (world size) gives 0 accumulation steps"
+        if tbs != micro * gas * world:
+            return (f"train_batch_size {tbs} is not divisible by {micro} (micro) x {world} (world size): DeepSpeed derives "
+                    f"{gas} accumulation steps and then asserts {tbs} != {micro * gas * world}")
+        return None
+    if tbs is not None and gas is not None:
+        micro = tbs // world // gas
+        if micro <= 0:
+            return f"train_batch_size {tbs} // {world} (world size) // {gas} (accumulation) gives a micro-batch of 0"
+        if tbs != micro * gas * world:
+            return (f"train_batch_size {tbs} is not divisible by {gas} (accumulation) x {world} (world size): DeepSpeed "
+                    f"derives a micro-batch of {micro} and then asserts {tbs} != {micro * gas * world}")
+        return None
+    if tbs is not None:
+        micro = tbs // world
+        if micro <= 0:
+            return f"train_batch_size {tbs} is smaller than the world size {world}: the micro-batch becomes 0"
+        if tbs != micro * world:
+            return f"train_batch_size {tbs} is not divisible by the world size {world}"
+    return None
+
+
+def _data_parallel_is_world(setup: TrainingSetup, config: dict) -> bool:
+    """Model/pipeline/sequence parallelism divide the world: then the files do not show the
+    data-parallel size."""
+    if any(init.has_mpu for init in setup.facts.deepspeed_inits):
+        return False
+    if "sequence_parallel_size" in config or "pipeline" in config and isinstance(config.get("pipeline"), dict) \
+            and config["pipeline"].get("stages") not in (None, "auto", 1):
+        return False
+    tp = config.get("tensor_parallel")
+    if isinstance(tp, dict) and _int(tp.get("autotp_size")) not in (None, 0, 1):
+        return False
+    return True
+
+
+@setup_rule("DSL610", "batch-size-mismatch", severity=Severity.ERROR)
+def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
+    """train_batch_size must equal micro-batch x accumulation x world size of the linked launch."""
+    seen = set()
+    for setup in link_setups(ctx.project, ctx.settings):
+        cfg = setup.config
+        if not cfg.path or setup.world_size is None or cfg.consumer in ("lightning", "fabric"):
+            continue
+        doc = ctx.project.configs.get(cfg.path)
+        value = setup.config_value
+        if doc is None or value is None or not _data_parallel_is_world(setup, value):
+            continue
+        tbs, micro, gas = (_int(value.get(k)) for k in BATCH_KEYS)
+        if any(value.get(k) is not None and v is None for k, v in zip(BATCH_KEYS, (tbs, micro, gas))):
+            continue  # "auto" or a non-number: DSL604/DSL603 say what happens
+        if tbs is None:
+            continue  # micro x accumulation x world is always consistent
+        problem = batch_problem(tbs, micro, gas, setup.world_size)
+        if problem is None or (cfg.path, setup.world_size) in seen:
+            continue
+        seen.add((cfg.path, setup.world_size))
+        node = doc.node(("train_batch_size",))
+        given = [k for k in BATCH_KEYS if k in value]
+        advice = ("give only train_micro_batch_size_per_gpu and gradient_accumulation_steps (DeepSpeed derives "
+                  "train_batch_size for any world size)" if len(given) > 1 else
+                  "set train_micro_batch_size_per_gpu instead, or a train_batch_size divisible by the world size")
+        related = setup.launch_related(f"starts {setup.world_size} ranks") if setup.command is not None else []
+        yield Report(node.pair_span or node.span,
+                     f"{problem} for the linked launch ({_world_note(setup)}); DeepSpeed raises AssertionError "
+                     f"at initialize. Fix: {advice}.", path=cfg.path, related=related)
+
+
+# -- offload with a client torch optimizer ---------------------------------------------------------
+
+SUPPORTED_KEYWORDS = {"lr", "betas", "eps", "weight_decay", "amsgrad"}
+
+
+def _offload_device(setup: TrainingSetup) -> Optional[str]:
+    value = setup.config_value or {}
+    zero = value.get("zero_optimization")
+    if not isinstance(zero, dict):
+        return None
+    stage = zero.get("stage", 0)
+    block = zero.get("offload_optimizer")
+    if isinstance(block, dict) and block.get("device") in ("cpu", "nvme") and stage in (1, 2, 3):
+        return block["device"]
+    if zero.get("cpu_offload") is True and stage in (1, 2, 3):
+        return "cpu"
+    return None
+
+
+@setup_rule("DSL614", "offload-with-client-optimizer", severity=Severity.ERROR, fix=Applicability.UNSAFE)
+def offload_with_client_optimizer(ctx: SetupContext) -> Iterator[Report]:
+    """ZeRO-Offload driven by a torch.optim optimizer the script builds itself."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        device = _offload_device(setup)
+        client = setup.client_optimizer
+        if device is None or client is None:
+            continue
+        value = setup.config_value or {}
+        forced = value.get("zero_force_ds_cpu_optimizer", True) is not False
+        where = setup.config.path or setup.config.from_strategy or "the DeepSpeed config"
+        consequence = ("DeepSpeed raises ZeRORuntimeException at initialize (zero_force_ds_cpu_optimizer is true by "
+                       "default)" if forced else
+                       "with zero_force_ds_cpu_optimizer false the step runs in PyTorch's own CPU code, several "
+                       "times slower than DeepSpeedCPUAdam")
+        fix = None
+        if client.qualname in ("torch.optim.Adam", "torch.optim.AdamW") and set(client.keywords) <= SUPPORTED_KEYWORDS:
+            adamw = client.qualname.endswith("AdamW")
+            fix = make_fix("to-deepspeed-cpu-adam",
+                           f"use deepspeed.ops.adam.DeepSpeedCPUAdam(..., adamw_mode={adamw}) instead",
+                           Applicability.UNSAFE, row=client.span.start.row, column=client.span.start.column,
+                           adamw=adamw)
+        related = []
+        if setup.config.path and setup.config.path in ctx.project.configs:
+            node = ctx.project.configs[setup.config.path].node(("zero_optimization", "offload_optimizer"))
+            if node is not None:
+                related.append((setup.config.path, node.key_span or node.span, f"offload_optimizer.device = {device}"))
+        yield Report(client.span,
+                     f"ZeRO-Offload ({where}: offload_optimizer.device = {device!r}) with a client {client.qualname}: "
+                     f"{consequence}. Use DeepSpeedCPUAdam, or define the optimizer in the config's \"optimizer\" "
+                     f"section so DeepSpeed builds its CPU Adam.",
+                     path=setup.script_path, fix=fix, related=related)
+
+
+@codemod_fixer("to-deepspeed-cpu-adam")
+def _to_deepspeed_cpu_adam(module, positions, params):
+    import libcst as cst
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor
+
+    call = node_at(positions, cst.Call, params["row"], params["column"])
+    if call is None:
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    if len(positional) > 2 or any(a.star for a in call.args):
+        return None  # torch's positional order differs from DeepSpeedCPUAdam's after lr
+    keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+    if set(keywords) - SUPPORTED_KEYWORDS:
+        return None
+    amsgrad = keywords.get("amsgrad")
+    if amsgrad is not None and not (isinstance(amsgrad.value, cst.Name) and amsgrad.value.value == "False"):
+        return None
+    args = list(call.args)
+    if len(positional) == 2:  # lr given positionally: keep its position (second in both)
+        pass
+    extra = []
+    if not params["adamw"]:
+        extra.append(("adamw_mode", "False"))
+    elif "weight_decay" not in keywords:
+        extra.append(("weight_decay", "0.01"))  # torch.optim.AdamW's default; DeepSpeedCPUAdam's is 0
+    for name, value in extra:
+        new_arg = cst.Arg(keyword=cst.Name(name), value=cst.parse_expression(value),
+                          equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                whitespace_after=cst.SimpleWhitespace("")))
+        if args:
+            last = args[-1]
+            if last.comma is cst.MaybeSentinel.DEFAULT:
+                args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            else:
+                new_arg = new_arg.with_changes(comma=last.comma)
+                args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(new_arg)
+    new_call = call.with_changes(func=cst.Name("DeepSpeedCPUAdam"), args=args)
+    new_module = module.deep_replace(call, new_call)
+    context = CodemodContext()
+    AddImportsVisitor.add_needed_import(context, "deepspeed.ops.adam", "DeepSpeedCPUAdam")
+    return AddImportsVisitor(context).transform_module(new_module)
