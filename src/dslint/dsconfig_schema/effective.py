@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .coerce import lax_bool, lax_int
 from .models import schemas
 from .tables import toplevel
 from .versions import resolve_version
@@ -91,32 +92,13 @@ def _paths(data: Any, prefix: str = "") -> set[str]:
 
 
 def _bool(value: Any, default: bool) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int) and value in (0, 1):
-        return bool(value)
-    if isinstance(value, str):
-        lowered = value.strip().lower()
-        if lowered in ("1", "on", "t", "true", "y", "yes"):
-            return True
-        if lowered in ("0", "off", "f", "false", "n", "no"):
-            return False
-    return default
+    read = lax_bool(value)
+    return default if read is None else read
 
 
 def _int(value: Any, default: Any) -> Any:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            return default
-    return default
+    read = lax_int(value)
+    return default if read is None else read
 
 
 def _batch(value: Any) -> int | float | Auto | None:

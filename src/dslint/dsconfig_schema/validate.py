@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from . import problems as kinds
+from .coerce import as_number, lax_bool, lax_int
 from .keyindex import locations, top_level_keys
 from .models import SectionSchema, schemas, section_models
 from .problems import ConfigPath, ConfigProblem
@@ -71,7 +72,7 @@ class _Checker:
         if guess is None:
             # A close match to a key that is valid somewhere else (e.g. a typo'd offload block).
             elsewhere = {p[-1]: p for k, ps in locations(self.version).items() for p in ps if len(ps) == 1}
-            far, far_clear = nearest(key, elsewhere)
+            far, _ = nearest(key, elsewhere)
             if far is not None:
                 self.add(path, kinds.UNKNOWN_KEY,
                          f"'{key}' is not a key {where}; did you mean '{_fmt(elsewhere[far])}'? {consequence}",
@@ -265,7 +266,7 @@ class _Checker:
     # -- model validators DeepSpeed adds on top of the field types ------------------------
 
     def check_zero_rules(self, zero: dict) -> None:
-        stage = _as_int(zero.get("stage", 0))
+        stage = lax_int(zero.get("stage", 0))
         offload = zero.get("offload_optimizer")
         if isinstance(offload, dict):
             ratio = offload.get("ratio", 1.0)
@@ -276,7 +277,7 @@ class _Checker:
                          "ValidationError (zero/config.py:offload_ratio_check).", "value", fatal=True)
         if "compute_grad_norm" in self.schemas["DeepSpeedZeroConfig"].fields:
             value = zero.get("compute_grad_norm", True)
-            if value in (False, "false", "False", 0) and stage not in (1, 2) and stage is not None:
+            if lax_bool(value) is False and stage not in (1, 2) and stage is not None:
                 self.add(("zero_optimization", "compute_grad_norm"), kinds.BAD_VALUE,
                          "compute_grad_norm=false is supported only with ZeRO stage 1 or 2; DeepSpeed raises "
                          "a ValidationError.", "value", fatal=True)
@@ -316,9 +317,9 @@ class _Checker:
         enabled = fp16.get("enabled", False)
         enabled = enabled if enabled != AUTO else False
         scale = fp16.get("loss_scale", 0)
-        if _truthy_bool(enabled) and _as_number(scale) == 0:
+        if _on(enabled) and as_number(scale) == 0:
             for key, default in (("loss_scale_window", 1000), ("min_loss_scale", 1)):
-                number = _as_number(fp16.get(key, default))
+                number = as_number(fp16.get(key, default))
                 if number is not None and number <= 0 and not isinstance(fp16.get(key), bool):
                     self.replace_or_add(path + (key,), kinds.BAD_VALUE,
                                         f"fp16.{key} must be > 0 with dynamic loss scaling (loss_scale 0); "
@@ -335,7 +336,7 @@ class _Checker:
             self.check_fp16_rules(fp16)
         bf16 = data.get("bf16", data.get("bfloat16"))
         if isinstance(fp16, dict) and isinstance(bf16, dict):
-            if _truthy_bool(fp16.get("enabled")) and _truthy_bool(bf16.get("enabled")):
+            if _on(fp16.get("enabled")) and _on(bf16.get("enabled")):
                 where = "bf16" if "bf16" in data else "bfloat16"
                 self.add((where, "enabled"), kinds.BAD_VALUE,
                          "fp16 and bf16 are both enabled; DeepSpeed asserts 'bfloat16 and fp16 modes cannot "
@@ -471,6 +472,11 @@ class _Checker:
                          "raises DeepSpeedConfigError.", "value", fatal=True)
 
 
+def _on(value: Any) -> bool:
+    """Whether pydantic's lax bool reads value as true."""
+    return lax_bool(value) is True
+
+
 def _keys_along(loc: tuple, root: SectionSchema, all_schemas: dict) -> set:
     """The parts of a pydantic error location that are config keys (not union member tags)."""
     names: set = set()
@@ -482,39 +488,6 @@ def _keys_along(loc: tuple, root: SectionSchema, all_schemas: dict) -> set:
         field = schema.field_for(part)
         schema = all_schemas[schema.children[field]] if field in schema.children else None
     return names
-
-
-def _as_int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (int, float)) and float(value).is_integer():
-        return int(value)
-    if isinstance(value, str):
-        try:
-            return int(value)
-        except ValueError:
-            return None
-    return None
-
-
-def _as_number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _truthy_bool(value: Any) -> bool:
-    """How pydantic's lax bool reads a value (True for true, 1, "true", "yes", "on", "1", "t", "y")."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, (int, float)):
-        return value == 1
-    if isinstance(value, str):
-        return value.strip().lower() in ("1", "on", "t", "true", "y", "yes")
-    return False
 
 
 def validate_config(data: dict, *, version: str | None = None, hf_auto: bool | str = False) -> list[ConfigProblem]:
