@@ -130,6 +130,7 @@ class ScriptSetupFacts:
     saves: list[WeightSave] = field(default_factory=list)
     argparse_options: dict = field(default_factory=dict)  # option string -> (dest, default)
     env_sets: dict = field(default_factory=dict)  # NAME -> (literal value or None, Span), set in the script
+    sets_num_threads: bool = False  # torch.set_num_threads(...) in the script
 
     @property
     def uses_deepspeed(self) -> bool:
@@ -389,6 +390,9 @@ class _Extractor:
                 self.out.config_refs.append(ConfigRef("literal", "lightning", "os.environ['PL_DEEPSPEED_CONFIG_PATH']",
                                                       span, path=value))
 
+    def read_threads(self) -> None:
+        self.out.sets_num_threads = bool(self.f.calls_to("torch.set_num_threads"))
+
     def read_saves(self) -> None:
         for attr, what in (("save_16bit_model", "save_16bit_model"), ("save_fp16_model", "save_fp16_model"),
                            ("get_state_dict", "accelerator.get_state_dict")):
@@ -408,6 +412,7 @@ class _Extractor:
         self.read_lightning()
         self.read_processes()
         self.read_saves()
+        self.read_threads()
         return self.out
 
 

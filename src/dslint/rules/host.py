@@ -1,0 +1,271 @@
+"""DSL201–DSL205: the host side of a training setup — CPU threads, core binding, pinned memory,
+DataLoader workers — for the ranks that share one node.
+
+ZeRO-Offload runs the optimizer step on the CPU (DeepSpeedCPUAdam's `#pragma omp parallel for`),
+so its speed is set by how many OpenMP threads each rank gets, and that depends on the
+launcher: torchrun and accelerate export OMP_NUM_THREADS=1 when it is unset, the deepspeed
+launcher leaves every rank free to use every core unless --bind_cores_to_rank, Lightning's own
+launcher sets cores // processes. Measured numbers: research/gpu-probe.md (2 x H200, 32 cores).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from ..facts.link import TrainingSetup, link_setups
+from ..fixes import codemod_fixer, make_fix, node_at
+from ..model import Applicability, Severity
+from ._helpers import literal
+from .context import PythonContext, SetupContext
+from .registry import Report, python_rule, setup_rule
+
+MEASURED_OVERSUBSCRIBED = ("measured with ZeRO-2 offload + DeepSpeedCPUAdam on 2 x H200 and 32 cores: 0.40–0.43 s "
+                           "per step unbound against 0.34–0.36 s with --bind_cores_to_rank (1.15–1.20x slower; the "
+                           "optimizer step alone 1.22–1.28x)")
+MEASURED_STARVED = ("measured with ZeRO-2 offload + DeepSpeedCPUAdam on 2 x H200 and 32 cores: 1.32 s per step with "
+                    "torchrun's OMP_NUM_THREADS=1 against 0.36 s with 16 threads per rank (3.7x slower; 2 GPUs "
+                    "slower than 1)")
+MEASURED_LIGHTNING_TORCHRUN = "Lightning under torchrun measured 1.11 s per step against 0.64 s under Lightning's own launch"
+MEASURED_PIN = ("measured on 2 x H200: 0.644 s per step with strategy=\"deepspeed_stage_2_offload\" against 0.320 s "
+                "with DeepSpeedStrategy(stage=2, offload_optimizer=True, pin_memory=True) (2.0x)")
+
+
+def cpu_optimizer_work(setup: TrainingSetup) -> Optional[str]:
+    """Why this setup runs optimizer work on the CPU, or None."""
+    opt_device, param_device = setup.offload_devices()
+    where = setup.config.path or setup.config.from_strategy or "the DeepSpeed config"
+    if opt_device in ("cpu", "nvme"):
+        return f"ZeRO-Offload (offload_optimizer.device = {opt_device!r} in {where})"
+    if setup.facts.cpu_optimizer:
+        return f"a DeepSpeed CPU optimizer (DeepSpeedCPUAdam & co. in {setup.script_path})"
+    return None
+
+
+def _threads_set_in_script(setup: TrainingSetup) -> bool:
+    return "OMP_NUM_THREADS" in setup.facts.env_sets or setup.facts.sets_num_threads
+
+
+def _ranks_text(setup: TrainingSetup) -> str:
+    return f"{setup.procs_per_node} ranks per node"
+
+
+@setup_rule("DSL201", "cpu-offload-oversubscribed", fix=Applicability.UNSAFE)
+def cpu_offload_oversubscribed(ctx: SetupContext) -> Iterator[Report]:
+    """Several ranks per node under the deepspeed launcher with no core binding and no thread
+    limit: every rank's CPU Adam starts an OpenMP team as large as the machine."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        command = setup.command
+        if command is None or setup.spawner_kind != "deepspeed" or command.bind_cores_to_rank:
+            continue
+        if command.omp_num_threads_set or _threads_set_in_script(setup) or not (setup.procs_per_node or 0) > 1:
+            continue
+        work = cpu_optimizer_work(setup)
+        if work is None:
+            continue
+        launcher = command.launcher("deepspeed")
+        original = ctx.project.texts.get(setup.launch_path, "")[launcher.span.start_offset:launcher.span.end_offset]
+        fix = make_fix("edits", "add --bind_cores_to_rank (numactl per rank, OMP_NUM_THREADS = cores per rank)",
+                       Applicability.UNSAFE,
+                       edits=((launcher.span.start_offset, launcher.span.end_offset, original + " --bind_cores_to_rank",
+                               original),))
+        cores = f" on {ctx.settings.cpu_cores} cores" if ctx.settings.cpu_cores else ""
+        yield Report(launcher.span,
+                     f"{work} with {_ranks_text(setup)}{cores}, started by the deepspeed launcher without "
+                     f"--bind_cores_to_rank and with OMP_NUM_THREADS unset: each rank's CPU Adam uses every core, "
+                     f"so the ranks oversubscribe the CPU ({MEASURED_OVERSUBSCRIBED}). Add --bind_cores_to_rank "
+                     f"(needs numactl) or export OMP_NUM_THREADS = cores / ranks per node.",
+                     path=setup.launch_path, fix=fix)
+
+
+def _shell_fix_allowed(path: Optional[str]) -> bool:
+    name = (path or "").rsplit("/", 1)[-1]
+    return not (name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"))
+
+
+@setup_rule("DSL202", "cpu-offload-starved", fix=Applicability.UNSAFE)
+def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
+    """torchrun / accelerate launch export OMP_NUM_THREADS=1 to every rank when it is unset: the
+    CPU optimizer of each rank then runs on one core."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        command = setup.command
+        if command is None or setup.spawner_kind not in ("torchrun", "torch.distributed.launch", "accelerate"):
+            continue
+        if command.omp_num_threads_set or command.omp_num_threads_by_launcher != "1" or _threads_set_in_script(setup):
+            continue
+        n = setup.procs_per_node
+        if not (n or 0) > 1:
+            continue
+        work = cpu_optimizer_work(setup)
+        if work is None:
+            continue
+        cores = ctx.settings.cpu_cores
+        value = str(max(1, cores // n)) if cores else f"$(( $(nproc) / {n} ))"
+        fix = None
+        if _shell_fix_allowed(setup.launch_path):
+            start = command.span.start_offset
+            fix = make_fix("edits", f"prefix the launch line with OMP_NUM_THREADS={value}", Applicability.UNSAFE,
+                           edits=((start, start, f"OMP_NUM_THREADS={value} ", ""),))
+        extra = f"; {MEASURED_LIGHTNING_TORCHRUN}" if setup.lightning is not None else ""
+        launcher = command.launcher(setup.spawner_kind) or command.launchers[0]
+        yield Report(launcher.span,
+                     f"{work} with {_ranks_text(setup)}, but {setup.spawner_kind} sets OMP_NUM_THREADS=1 in every "
+                     f"rank when it is unset: the CPU optimizer runs on one core per rank ({MEASURED_STARVED}{extra}). "
+                     f"Set OMP_NUM_THREADS to the cores per rank on the launch line.",
+                     path=setup.launch_path, fix=fix)
+
+
+# -- Lightning offload strategies leave pin_memory off ----------------------------------------------
+
+_OFFLOAD_STRINGS = {
+    "deepspeed_stage_1_offload": (1, False),
+    "deepspeed_stage_2_offload": (2, False),
+    "deepspeed_stage_3_offload": (3, True),
+}
+_STRATEGY_CLASSES = ("lightning.pytorch.strategies.DeepSpeedStrategy", "lightning.fabric.strategies.DeepSpeedStrategy")
+
+
+def _strategy_module(ctx: PythonContext, site_qualname: str) -> str:
+    """Where to import DeepSpeedStrategy from, matching how the script imports Lightning."""
+    fabric = site_qualname.startswith("lightning.fabric")
+    if ctx.facts.uses("pytorch_lightning") and not fabric:
+        return "pytorch_lightning.strategies"
+    if ctx.facts.uses("lightning_fabric") and fabric:
+        return "lightning_fabric.strategies"
+    return "lightning.fabric.strategies" if fabric else "lightning.pytorch.strategies"
+
+
+@python_rule("DSL203", "offload-without-pinned-memory", fix=Applicability.UNSAFE)
+def offload_without_pinned_memory(ctx: PythonContext) -> Iterator[Report]:
+    """Lightning's `*_offload` strategy strings and `DeepSpeedStrategy(offload_...=True)` leave
+    `pin_memory=False`: every offload copy goes through pageable memory."""
+    for site in ctx.facts.calls_to("lightning.pytorch.Trainer", "lightning.fabric.Fabric"):
+        strategy = site.keyword("strategy")
+        value = literal(strategy)
+        if isinstance(value, str) and value.lower() in _OFFLOAD_STRINGS:
+            stage, params = _OFFLOAD_STRINGS[value.lower()]
+            if value.lower() == "deepspeed_stage_1_offload" and not site.qualname.startswith("lightning.fabric"):
+                continue  # not a Trainer strategy: Lightning raises on the name itself
+            module = _strategy_module(ctx, site.qualname)
+            fix = make_fix("explicit-deepspeed-strategy",
+                           f"use DeepSpeedStrategy(stage={stage}, offload_optimizer=True, "
+                           f"{'offload_parameters=True, ' if params else ''}pin_memory=True)",
+                           Applicability.UNSAFE, row=strategy.lineno, column=strategy.col_offset + 1,
+                           stage=stage, params=params, module=module)
+            yield Report(strategy,
+                         f"strategy={value!r} builds its offload blocks with pin_memory=False (Lightning's "
+                         f"DeepSpeedStrategy default): host-device copies go through pageable memory ({MEASURED_PIN}). "
+                         f"Pass DeepSpeedStrategy(..., pin_memory=True) instead; pinned buffers are page-locked "
+                         f"host RAM, so keep it off on memory-tight hosts.", fix=fix)
+    for site in ctx.facts.calls_to(*_STRATEGY_CLASSES):
+        keywords = {kw.arg: kw.value for kw in site.node.keywords}
+        if None in keywords or site.node.args or "config" in keywords or "pin_memory" in keywords:
+            continue
+        if not any(literal(keywords.get(k)) is True for k in ("offload_optimizer", "offload_parameters")):
+            continue
+        fix = make_fix("add-keyword", "add pin_memory=True", Applicability.UNSAFE,
+                       row=site.node.lineno, column=site.node.col_offset + 1, keyword="pin_memory", value="True")
+        yield Report(site.node,
+                     f"DeepSpeedStrategy offloads with pin_memory=False (its default): host-device copies go through "
+                     f"pageable memory ({MEASURED_PIN}). Add pin_memory=True unless host RAM is tight.", fix=fix)
+
+
+def _keyword_arg(cst, name: str, value):
+    return cst.Arg(keyword=cst.Name(name), value=value,
+                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                         whitespace_after=cst.SimpleWhitespace("")))
+
+
+def append_keyword(cst, call, name: str, value):
+    """`call` with `name=value` appended, keeping the trailing-comma style."""
+    args = list(call.args)
+    new_arg = _keyword_arg(cst, name, value)
+    if args:
+        last = args[-1]
+        if last.comma is cst.MaybeSentinel.DEFAULT:
+            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        else:
+            new_arg = new_arg.with_changes(comma=last.comma)
+            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[*args, new_arg])
+
+
+@codemod_fixer("add-keyword")
+def _add_keyword(module, positions, params):
+    import libcst as cst
+
+    call = node_at(positions, cst.Call, params["row"], params["column"])
+    if call is None or any(a.keyword is not None and a.keyword.value == params["keyword"] for a in call.args):
+        return None
+    return module.deep_replace(call, append_keyword(cst, call, params["keyword"], cst.parse_expression(params["value"])))
+
+
+@codemod_fixer("explicit-deepspeed-strategy")
+def _explicit_deepspeed_strategy(module, positions, params):
+    import libcst as cst
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor
+
+    string = node_at(positions, cst.SimpleString, params["row"], params["column"])
+    if string is None:
+        return None
+    parts = [f"stage={params['stage']}", "offload_optimizer=True"]
+    if params["params"]:
+        parts.append("offload_parameters=True")
+    parts.append("pin_memory=True")
+    new = cst.parse_expression(f"DeepSpeedStrategy({', '.join(parts)})")
+    new_module = module.deep_replace(string, new)
+    context = CodemodContext()
+    AddImportsVisitor.add_needed_import(context, params["module"], "DeepSpeedStrategy")
+    return AddImportsVisitor(context).transform_module(new_module)
+
+
+# -- DataLoader workers per node ---------------------------------------------------------------------
+
+@setup_rule("DSL204", "loader-workers-exceed-cores")
+def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
+    """DataLoader workers are per rank: workers x ranks per node above the node's cores."""
+    cores = ctx.settings.cpu_cores
+    most: dict = {}  # one report per num_workers value: the launch with the most ranks per node
+    for setup in link_setups(ctx.project, ctx.settings):
+        n = setup.procs_per_node
+        if not (n or 0) > 1:
+            continue
+        for workers in setup.facts.loader_workers:
+            key = (setup.script_path, workers.span.start_offset)
+            if key not in most or most[key][1] < n:
+                most[key] = (workers, n, setup.script_path)
+    for workers, n, script in most.values():
+        if workers.per_machine:
+            yield Report(workers.span,
+                         f"num_workers sized from the machine's CPU count, in each of {n} ranks per node: "
+                         f"{n} x cores worker processes compete for the cores. Size it per rank: "
+                         f"len(os.sched_getaffinity(0)) // {n} - 1.", path=script)
+        elif cores and workers.value is not None and workers.value * n > cores:
+            yield Report(workers.span,
+                         f"num_workers={workers.value} in each of {n} ranks per node is {workers.value * n} "
+                         f"worker processes for {cores} cores (cpu-cores in [tool.dslint]). Use at most "
+                         f"{max(1, cores // n - 1)} per rank.", path=script)
+
+
+@setup_rule("DSL205", "bind-cores-ignored-multinode")
+def bind_cores_ignored_multinode(ctx: SetupContext) -> Iterator[Report]:
+    """deepspeed --bind_cores_to_rank on several nodes: the PDSH/OpenMPI/MPICH/MVAPICH/Slurm
+    runners do not forward it (only the Intel MPI runner binds)."""
+    for launch_path, launch in ctx.project.launches.items():
+        for command in launch.commands:
+            launcher = command.launcher("deepspeed")
+            if launcher is None or "bind_cores_to_rank" not in launcher.options:
+                continue
+            runner = launcher.options.get("launcher")
+            if runner is not None and (runner.value or "").lower() == "impi":
+                continue
+            multinode = (command.nnodes or 0) > 1 or ("hostfile" in launcher.options and command.nnodes != 1)
+            if not multinode:
+                continue
+            option = launcher.options["bind_cores_to_rank"]
+            yield Report(option.name_span,
+                         f"--bind_cores_to_rank on a multi-node launch ({'--hostfile' if 'hostfile' in launcher.options else '--num_nodes'}) "
+                         f"is not passed on by the {(runner.value if runner else 'pdsh')} runner (only --launcher impi binds): "
+                         f"every rank runs unbound with OMP_NUM_THREADS unset. Set OMP_NUM_THREADS (and affinity) "
+                         f"per node yourself, e.g. in the environment the runner exports (.deepspeed_env).",
+                         path=launch_path)
