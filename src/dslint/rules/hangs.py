@@ -1,0 +1,323 @@
+"""DSL5xx: collectives and hangs — calls every rank must make, reached by only some ranks."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from ..facts.script import CallSite, ScriptFacts
+from ..fixes import codemod_fixer, make_fix, node_at
+from ..model import Applicability, Severity
+from ..sources.names import dotted
+from ._helpers import literal
+from ._rank_helpers import RankGate, is_pure_rank_test, rank_gate
+from .context import PythonContext
+from .registry import Report, python_rule
+
+COLLECTIVE = "collective"
+CHECKPOINT = "checkpoint"
+
+# torch.distributed / deepspeed.comm functions every rank of the group must call.
+_DIST_COLLECTIVES = frozenset((
+    "barrier", "monitored_barrier", "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor",
+    "_all_gather_base", "reduce", "reduce_scatter", "reduce_scatter_tensor", "_reduce_scatter_base", "broadcast",
+    "broadcast_object_list", "gather", "gather_object", "scatter", "scatter_object_list", "all_to_all",
+    "all_to_all_single", "new_group", "new_subgroups", "all_reduce_coalesced", "inference_all_reduce",
+))
+_DIST_MODULES = ("torch.distributed.", "deepspeed.comm.", "deepspeed.comm.comm.")
+_DCP_CALLS = frozenset((
+    "torch.distributed.checkpoint.save", "torch.distributed.checkpoint.async_save",
+    "torch.distributed.checkpoint.load", "torch.distributed.checkpoint.save_state_dict",
+    "torch.distributed.checkpoint.load_state_dict", "torch.distributed.checkpoint.state_dict.get_state_dict",
+    "torch.distributed.checkpoint.state_dict.get_model_state_dict",
+    "torch.distributed.checkpoint.state_dict.get_optimizer_state_dict",
+))
+_FSDP_GATHERS = ("full_optim_state_dict", "optim_state_dict", "summon_full_params", "sharded_optim_state_dict")
+_BARRIERS = ("barrier", "monitored_barrier", "wait_for_everyone")
+
+
+@dataclass(frozen=True)
+class Collective:
+    kind: str  # COLLECTIVE or CHECKPOINT
+    label: str  # what the user wrote, for messages: `dist.all_reduce`, `engine.save_checkpoint`
+    why: str  # what makes it collective
+
+
+class CollectiveFinder:
+    """Recognises the calls that every rank must make, with the receivers this module shows."""
+
+    def __init__(self, facts: ScriptFacts):
+        self.facts = facts
+        self.uses_lightning = facts.uses("lightning") or facts.uses("pytorch_lightning")
+        self.uses_deepspeed = facts.uses("deepspeed")
+        self.engines = self._assigned_from("deepspeed.initialize", first_only=True)
+        self.accelerators = self._assigned_from("accelerate.Accelerator")
+        self.fabrics = self._assigned_from("lightning.fabric.Fabric")
+        text = facts.text.lower()
+        # Accelerate's save APIs are collective only with DeepSpeed/FSDP, which the script must show.
+        self.shards_with_accelerate = any(w in text for w in ("deepspeed", "fsdp", "fullyshardeddataparallel"))
+        self.lightning_classes = {
+            name for name, cls in facts.classes.items()
+            if any("Lightning" in (facts.resolve(b) or dotted(b) or "") for b in cls.bases)
+        }
+
+    def _assigned_from(self, qualname: str, first_only: bool = False) -> set[str]:
+        names = set()
+        for site in self.facts.calls_to(qualname):
+            parent = site.ctx.parent
+            if isinstance(parent, ast.Assign) and parent.value is site.node:
+                for target in parent.targets:
+                    if isinstance(target, (ast.Tuple, ast.List)):
+                        elements = target.elts[:1] if first_only else target.elts
+                        names.update(filter(None, (dotted(e) for e in elements)))
+                    elif dotted(target):
+                        names.add(dotted(target))
+        return names
+
+    def _receiver_is(self, receiver: Optional[str], known: set[str], word: str) -> bool:
+        if not receiver:
+            return False
+        return receiver in known or receiver.rsplit(".", 1)[-1].lower() == word
+
+    def classify(self, site: CallSite) -> Optional[Collective]:
+        q = site.qualname or ""
+        attr, receiver = site.attr, site.receiver
+        label = f"{receiver}.{attr}" if receiver else attr
+        for prefix in _DIST_MODULES:
+            if q.startswith(prefix) and q[len(prefix):] in _DIST_COLLECTIVES:
+                if self._subgroup(site):
+                    return None
+                return Collective(COLLECTIVE, label, "a torch.distributed collective")
+        if q in _DCP_CALLS:
+            return Collective(CHECKPOINT, label, "torch.distributed.checkpoint runs collectives to plan and write the shards")
+        if attr in _FSDP_GATHERS and "FullyShardedDataParallel" in q:
+            return Collective(CHECKPOINT, label, "FSDP gathers the shards from every rank")
+        if q == "deepspeed.zero.GatheredParameters":
+            return Collective(COLLECTIVE, label, "it all-gathers the ZeRO-3 partitions on every rank")
+        if attr in ("wait_for_everyone", "gather_for_metrics", "pad_across_processes"):
+            return Collective(COLLECTIVE, label, "Accelerate synchronises every process here")
+        if attr in ("consolidate_state_dict", "_zero3_consolidated_16bit_state_dict"):
+            return Collective(CHECKPOINT, label, "it gathers the optimizer/model shards from every rank")
+        if self._receiver_is(receiver, self.accelerators, "accelerator"):
+            if attr in ("gather", "reduce"):
+                return Collective(COLLECTIVE, label, "Accelerate's gather/reduce is a collective")
+            if attr in ("save_state", "get_state_dict", "save_model") and self.shards_with_accelerate:
+                return Collective(CHECKPOINT, label, "this script runs Accelerate with DeepSpeed or FSDP, where "
+                                  f"{attr} gathers or saves every rank's shard")
+        if self._receiver_is(receiver, self.fabrics, "fabric"):
+            if attr in ("barrier", "all_reduce", "all_gather", "broadcast"):
+                return Collective(COLLECTIVE, label, "a Fabric collective")
+            if attr == "save":
+                return Collective(CHECKPOINT, label, "Fabric.save must be called on all processes")
+        if self.uses_lightning:
+            if receiver and receiver.rsplit(".", 1)[-1] == "strategy" and attr in ("barrier", "broadcast", "reduce", "all_gather"):
+                return Collective(COLLECTIVE, label, "a Lightning strategy collective")
+            if attr == "save_checkpoint" and receiver and receiver.rsplit(".", 1)[-1] == "trainer":
+                return Collective(CHECKPOINT, label, "Trainer.save_checkpoint must be called on all processes "
+                                  "(it ends with a barrier)")
+            if receiver == "self" and site.ctx.class_ is not None and site.ctx.class_.name in self.lightning_classes:
+                if attr == "all_gather":
+                    return Collective(COLLECTIVE, label, "LightningModule.all_gather is a collective")
+                if attr in ("log", "log_dict") and literal(site.keyword("sync_dist")) is True:
+                    return Collective(COLLECTIVE, f"{label}(..., sync_dist=True)",
+                                      "sync_dist=True reduces the value across all processes")
+        if attr in ("save_checkpoint", "save_16bit_model", "save_fp16_model") and self.uses_deepspeed:
+            if receiver in self.engines or (receiver and "engine" in receiver.rsplit(".", 1)[-1].lower()):
+                return Collective(CHECKPOINT, label, "a DeepSpeed engine's save must be called on all processes "
+                                  "(each rank writes its own shard; there are barriers inside)")
+        return None
+
+    def _subgroup(self, site: CallSite) -> bool:
+        """A collective over an explicit sub-group may legitimately run on that group's ranks only."""
+        group = site.keyword("group")
+        if group is None:
+            return False
+        text = ast.unparse(group)
+        return not (literal(group) is None and text == "None") and "WORLD" not in text
+
+    def attribute_collective(self, node: ast.Attribute) -> Optional[Collective]:
+        """`trainer.log_dir` broadcasts the directory from rank 0 (a collective on every access)."""
+        if self.uses_lightning and node.attr == "log_dir" and (dotted(node.value) or "").rsplit(".", 1)[-1] == "trainer":
+            return Collective(COLLECTIVE, f"{dotted(node.value)}.log_dir",
+                              "Trainer.log_dir broadcasts the directory from rank 0 on every access")
+        return None
+
+
+@dataclass
+class GatedCall:
+    node: ast.AST
+    collective: Collective
+    gate: RankGate
+    via: Optional[str] = None  # helper function name when the collective is inside a helper
+
+
+def _function_key(facts: ScriptFacts, function: ast.AST) -> Optional[str]:
+    for key, node in facts.functions.items():
+        if node is function:
+            return key
+    return None
+
+
+def _callee_key(facts: ScriptFacts, site: CallSite) -> Optional[str]:
+    """The module function or same-class method a call reaches, when this module defines it."""
+    func = site.node.func
+    if isinstance(func, ast.Name) and func.id in facts.functions:
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        cls = site.ctx.class_
+        if cls is not None and f"{cls.name}.{func.attr}" in facts.functions:
+            return f"{cls.name}.{func.attr}"
+    return None
+
+
+def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
+    """Every collective (direct, or inside a helper of this module) that only some ranks reach."""
+    cached = getattr(facts, "_gated_collectives", None)
+    if cached is not None:
+        return cached
+    finder = CollectiveFinder(facts)
+    direct: list[tuple[ast.AST, Collective]] = []
+    for site in facts.calls:
+        found = finder.classify(site)
+        if found is not None:
+            direct.append((site.node, found))
+    for node, _ in facts.of_type(ast.Attribute):
+        found = finder.attribute_collective(node)
+        if found is not None:
+            direct.append((node, found))
+
+    gated: list[GatedCall] = []
+    # helper key -> (collective, line) for helpers that reach a collective on every rank that calls them
+    bearing: dict[str, tuple[Collective, int]] = {}
+    for node, found in direct:
+        gate = rank_gate(facts, node)
+        if gate is not None:
+            if not _other_branch_matches(facts, node, gate, found, direct):
+                gated.append(GatedCall(node, found, gate))
+            continue
+        function = facts.context_of(node).function
+        key = _function_key(facts, function) if function is not None else None
+        if key and key not in bearing:
+            bearing[key] = (found, node.lineno)
+    for _ in range(3):  # helpers calling helpers, a few levels deep
+        grew = False
+        for site in facts.calls:
+            key = _callee_key(facts, site)
+            if key is None or key not in bearing or rank_gate(facts, site.node) is not None:
+                continue
+            function = site.ctx.function
+            outer = _function_key(facts, function) if function is not None else None
+            if outer and outer not in bearing and outer != key:
+                bearing[outer] = bearing[key]
+                grew = True
+        if not grew:
+            break
+    for site in facts.calls:
+        key = _callee_key(facts, site)
+        if key is None or key not in bearing:
+            continue
+        if site.ctx.function is not None and _function_key(facts, site.ctx.function) == key:
+            continue  # recursion
+        gate = rank_gate(facts, site.node)
+        if gate is not None:
+            found, line = bearing[key]
+            gated.append(GatedCall(site.node, found, gate, via=f"{key}() (it reaches {found.label} on line {line})"))
+    facts._gated_collectives = gated  # type: ignore[attr-defined]
+    return gated
+
+
+def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, found: Collective, direct) -> bool:
+    """The other ranks make the matching call elsewhere: the other branch, or a paired barrier."""
+    if gate.if_node is not None:
+        other = gate.if_node.orelse if gate.in_body else gate.if_node.body
+        other_ids = {id(n) for stmt in other for n in ast.walk(stmt)}
+        name = found.label.rsplit(".", 1)[-1]
+        for candidate, other_found in direct:
+            if id(candidate) in other_ids and (other_found.label.rsplit(".", 1)[-1] == name or other_found.kind == found.kind):
+                return True
+    if found.label.rsplit(".", 1)[-1] in _BARRIERS and _alone_in_branch(facts, node, gate):
+        # `if local_rank not in [-1, 0]: barrier()` ... `if local_rank == 0: barrier()`: each rank waits once.
+        for candidate, other_found in direct:
+            if candidate is node or other_found.label.rsplit(".", 1)[-1] not in _BARRIERS:
+                continue
+            other_gate = rank_gate(facts, candidate)
+            if other_gate is not None and other_gate.node is not gate.node and _alone_in_branch(facts, candidate, other_gate):
+                return True
+    return False
+
+
+def _alone_in_branch(facts: ScriptFacts, node: ast.AST, gate: RankGate) -> bool:
+    """The barrier is the whole branch: the "rank 0 first, the others wait" half of a pair."""
+    if gate.if_node is None:
+        return False
+    branch = gate.if_node.body if gate.in_body else gate.if_node.orelse
+    return len(branch) == 1 and isinstance(branch[0], ast.Expr) and branch[0].value is node
+
+
+def _hoist_fix(facts: ScriptFacts, call: GatedCall, what: str):
+    """Move the call out of `if <rank test>:` when it is the body's last statement and the test reads only the rank."""
+    gate = call.gate
+    if_node = gate.if_node
+    if if_node is None or not gate.in_body or if_node.orelse or call.via is not None:
+        return None
+    where = facts.context_of(call.node)
+    statement = where.parent
+    if not isinstance(statement, ast.Expr) or statement.value is not call.node or if_node.body[-1] is not statement:
+        return None
+    if where.guards[-1][0] is not if_node or not is_pure_rank_test(if_node.test):
+        return None
+    if_span = facts.lines.span_of_node(if_node)
+    stmt_span = facts.lines.span_of_node(statement)
+    return make_fix("hoist-out-of-rank-guard", f"Move {what} after the `if`, so that every rank calls it",
+                    Applicability.UNSAFE, if_row=if_span.start.row, if_column=if_span.start.column,
+                    row=stmt_span.start.row, column=stmt_span.start.column)
+
+
+@python_rule("DSL501", "rank-gated-collective", severity=Severity.ERROR, fix=Applicability.UNSAFE)
+def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
+    """A collective (barrier, all_reduce, synced logging...) that only some ranks reach: the others never join."""
+    facts = ctx.facts
+    for call in find_gated_collectives(facts):
+        if call.collective.kind != COLLECTIVE:
+            continue
+        what = call.via or call.collective.label
+        fix = None
+        if call.collective.label.rsplit(".", 1)[-1] in _BARRIERS:
+            fix = _hoist_fix(facts, call, call.collective.label)
+        yield Report(call.node, f"{what} is reached only by the ranks that pass {call.gate.description}: "
+                     f"{call.collective.why}, so those ranks wait for the others forever (hang until the NCCL "
+                     "timeout); call it on every rank and gate only the work that needs one rank", fix=fix)
+
+
+@python_rule("DSL502", "rank-gated-checkpoint", severity=Severity.ERROR, fix=Applicability.UNSAFE)
+def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
+    """A save/gather API that every rank must call (ZeRO, FSDP, Lightning, Fabric, Accelerate) under a rank condition."""
+    facts = ctx.facts
+    for call in find_gated_collectives(facts):
+        if call.collective.kind != CHECKPOINT:
+            continue
+        what = call.via or call.collective.label
+        yield Report(call.node, f"{what} is called only by the ranks that pass {call.gate.description}, but "
+                     f"{call.collective.why}: the job hangs or writes an incomplete checkpoint; call it on every "
+                     "rank (the API decides which rank writes)",
+                     fix=_hoist_fix(facts, call, call.collective.label))
+
+
+@codemod_fixer("hoist-out-of-rank-guard")
+def _hoist_out_of_rank_guard(module, positions, params):
+    import libcst as cst
+
+    if_node = node_at(positions, cst.If, params["if_row"], params["if_column"])
+    if if_node is None or if_node.orelse is not None or not isinstance(if_node.body, cst.IndentedBlock):
+        return None
+    body = list(if_node.body.body)
+    last = body[-1]
+    where = positions.get(last)
+    if where is None or (where.start.line, where.start.column) != (params["row"], params["column"] - 1):
+        return None
+    moved = last.with_changes(leading_lines=[])
+    if len(body) == 1:
+        replacement = moved.with_changes(leading_lines=if_node.leading_lines)
+        return module.deep_replace(if_node, replacement)
+    new_if = if_node.with_changes(body=if_node.body.with_changes(body=body[:-1]))
+    return module.deep_replace(if_node, cst.FlattenSentinel([new_if, moved]))
