@@ -216,7 +216,7 @@ def lightning_joins_launcher(setup: TrainingSetup) -> Optional[bool]:
     command = setup.command
     if kind == "srun" or (command is not None and command.srun is not None and kind is None):
         name = command.srun.job_name if command.srun else None
-        return None if name is None else name not in ("bash", "interactive")
+        return name not in ("bash", "interactive")  # no --job-name: the script's name
     if kind == "mpirun":
         return False  # only with mpi4py installed, which the files cannot show
     return None

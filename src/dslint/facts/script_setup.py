@@ -382,7 +382,10 @@ class _Extractor:
                         value = _literal(node.value)
                         literal = str(value) if isinstance(value, (str, int)) else None
                         self.out.env_sets[key] = (literal, self.span(node))
-                        if key == "MASTER_PORT" and literal and literal.isdigit():
+                        ctx = self.f.context_of(node)
+                        guarded = ctx is not None and any("environ" in ast.unparse(g.test) or "MASTER_PORT" in ast.unparse(g.test)
+                                                          for g, _ in ctx.guards)
+                        if key == "MASTER_PORT" and literal and literal.isdigit() and not guarded:
                             self.out.ports.append(PortLiteral(self.span(node), int(literal),
                                                               f"os.environ[\"MASTER_PORT\"] = {literal!r}"))
         for key, (value, span) in self.out.env_sets.items():

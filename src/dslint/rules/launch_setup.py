@@ -1,0 +1,145 @@
+"""DSL701–DSL703: the launch line and the framework in the script must agree on who starts the
+ranks, how many, and where they meet.
+
+Lightning's cluster detection (accelerator_connector._choose_and_init_cluster_environment, in
+this order): TorchElastic (torchrun), SLURM (srun, unless the job is named "bash" or
+"interactive"), LSF, MPI (only with mpi4py installed and a world > 1), else
+LightningEnvironment, which re-executes the script `devices - 1` times unless LOCAL_RANK is set.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, link_setups
+from ..model import Severity
+from .context import SetupContext
+from .registry import Report, setup_rule
+
+
+def _launch_text(setup: TrainingSetup) -> str:
+    command = setup.command
+    return f"{setup.launch_path}:{command.span.start.row} ({' -> '.join(lc.word for lc in command.launchers)})"
+
+
+def _started(setup: TrainingSetup) -> str:
+    if setup.procs_per_node is not None:
+        return f"{setup.procs_per_node} processes per node"
+    if setup.world_size is not None:
+        return f"{setup.world_size} processes"
+    return "one process per GPU"
+
+
+def _product(setup: TrainingSetup, nprocs) -> str:
+    outer = setup.procs_per_node or setup.world_size
+    if outer and nprocs:
+        return f"{outer} x {nprocs} = {outer * nprocs}"
+    return "launcher x spawn"
+
+
+@setup_rule("DSL701", "double-launch", severity=Severity.ERROR)
+def double_launch(ctx: SetupContext) -> Iterator[Report]:
+    """An outside launcher starts the ranks and the script starts its own as well."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        command = setup.command
+        if command is None or setup.spawner_kind is None:
+            continue
+        many = (setup.procs_per_node or 0) > 1 or (setup.world_size or 0) > 1
+        for spawn in setup.facts.spawns:
+            if not many:
+                continue
+            yield Report(spawn.span,
+                         f"{_launch_text(setup)} already starts {_started(setup)}, and each of them calls "
+                         f"{spawn.what}{f'(nprocs={spawn.nprocs})' if spawn.nprocs else ''}: the job runs "
+                         f"{_product(setup, spawn.nprocs)} processes in several worlds on the "
+                         f"same GPUs. Use one spawner: start the script with plain python, or drop the in-script spawn "
+                         f"and read RANK/LOCAL_RANK/WORLD_SIZE from the launcher.",
+                         path=setup.script_path, related=setup.launch_related("the outside launcher"))
+        site = setup.lightning
+        if site is None:
+            continue
+        devices = _lightning_devices(site)
+        if devices is None or devices < 2:
+            continue
+        environment = site.cluster_environment
+        if environment == "LightningEnvironment" and setup.spawner_kind in ("srun", "mpirun"):
+            why = (f"the plugins force LightningEnvironment, which spawns {devices - 1} more processes per task "
+                   f"because {setup.spawner_kind} sets no LOCAL_RANK")
+        elif environment is None and lightning_joins_launcher(setup) is False:
+            if setup.spawner_kind == "mpirun":
+                why = ("Lightning recognises an MPI world only when mpi4py is installed (MPIEnvironment.detect); "
+                       f"otherwise every MPI rank, having no LOCAL_RANK, spawns {devices - 1} more")
+            else:
+                why = ("the SLURM job is named 'bash'/'interactive', so Lightning ignores SLURM and every task "
+                       f"spawns {devices - 1} more")
+        else:
+            continue
+        yield Report(site.span,
+                     f"{_launch_text(setup)} starts {_started(setup)} and this {site.kind.title()}(devices={site.devices!r}) "
+                     f"starts its own: {why}. Each GPU then carries several worlds (measured: 2 worlds on 2 x H200 ran "
+                     f"2.4x slower each). Launch with plain python, or with torchrun/srun under a normal job name.",
+                     path=setup.script_path, related=setup.launch_related("the outside launcher"))
+
+
+@setup_rule("DSL702", "launcher-framework-mismatch", severity=Severity.ERROR)
+def launcher_framework_mismatch(ctx: SetupContext) -> Iterator[Report]:
+    """The launcher and the Lightning Trainer/Fabric disagree on processes per node or nodes."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        site = setup.lightning
+        command = setup.command
+        if site is None or command is None or setup.spawner_kind is None or lightning_joins_launcher(setup) is not True:
+            continue
+        if site.cluster_environment is not None:
+            continue
+        devices = _lightning_devices(site)
+        per_node = command.nproc_per_node if setup.spawner_kind != "srun" else (
+            command.srun.ntasks_per_node if command.srun else None)
+        nodes = command.nnodes if setup.spawner_kind != "srun" else (command.srun.nodes if command.srun else None)
+        problems = []
+        if devices is not None and site.devices_given and per_node is not None and devices != per_node:
+            problems.append(f"devices={site.devices!r} but the launcher starts {per_node} processes per node")
+        if site.num_nodes is not None and nodes is not None and site.num_nodes != nodes:
+            problems.append(f"num_nodes={site.num_nodes} but the launcher runs on {nodes} nodes")
+        if not problems:
+            continue
+        consequence = {
+            "torchrun": "Lightning's TorchElastic environment raises ValueError (devices x num_nodes != WORLD_SIZE)",
+            "torch.distributed.launch": "Lightning's TorchElastic environment raises ValueError",
+            "srun": "Lightning's SLURM environment raises ValueError at start-up",
+        }.get(setup.spawner_kind, "the ranks disagree on the world size and the job hangs at initialisation")
+        yield Report(site.span,
+                     f"{'; '.join(problems)} ({_launch_text(setup)}): {consequence}. Make them agree, e.g. "
+                     f"devices=int(os.environ['LOCAL_WORLD_SIZE']) and num_nodes from the launcher.",
+                     path=setup.script_path, related=setup.launch_related("the launcher"))
+
+
+@setup_rule("DSL703", "fixed-rendezvous-port")
+def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
+    """A rendezvous port written into the script (or an sbatch job) that every job shares."""
+    for path, summary in ctx.project.scripts.items():
+        facts = summary.extra.get("setup")
+        if facts is None or not summary.multiprocess:
+            continue
+        for port in facts.ports:
+            yield Report(port.span,
+                         f"rendezvous port {port.port} is fixed in the script ({port.how}): a second job on the same "
+                         f"node fails with 'Address already in use' (or joins the wrong world). Let the launcher pick "
+                         f"it (torchrun --rdzv-endpoint/--master_port from the job), or "
+                         f"os.environ.setdefault('MASTER_PORT', str(free_port)).", path=path)
+    for path, launch in ctx.project.launches.items():
+        sbatch = launch.sbatch
+        if not sbatch.all or any(d.key == "exclusive" for d in sbatch.all):
+            continue
+        for command in launch.commands:
+            if command.master_port is None:
+                continue
+            spawner = next((lc for lc in reversed(command.launchers) if lc.kind in
+                            ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning")), None)
+            if spawner is None:
+                continue
+            option = next((o for o in spawner.option_list if o.key in ("master_port", "main_process_port", "main_port")), None)
+            if option is None or (command.nnodes or 1) > 1:
+                continue
+            yield Report(option.span,
+                         f"a fixed rendezvous port ({command.master_port}) in a batch job that does not ask for "
+                         f"--exclusive nodes: two such jobs scheduled on one node collide ('Address already in use'). "
+                         f"Derive it from the job, e.g. --master_port $((10000 + SLURM_JOB_ID % 50000)).", path=path)
