@@ -428,7 +428,10 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
     one in memory); the caller then owns saving it.
     """
     root = root or Path.cwd()
-    sources, errors = discover(paths, settings, root)
+    # A path named explicitly that exists only in the overlay (an editor's unsaved new file) is checked too.
+    unsaved = [p for p in paths if overlay and p in overlay and not os.path.exists(p)]
+    sources, errors = discover([p for p in paths if p not in unsaved], settings, root)
+    sources += [SourceFile(p, p, _kind_for(p)) for p in unsaved]
     owned = cache is None
     if owned:
         cache = ResultCache(root / ".dslint_cache", settings) if use_cache else None

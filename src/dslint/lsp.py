@@ -1,0 +1,21 @@
+"""`dslint lsp`: the language server entry point (the server itself is in `lsp_server.py`).
+
+The CLI imports this module on every start to mount the command, so it stays tiny and pygls is
+imported only when the server runs. pygls and lsprotocol come with the `lsp` extra:
+`pip install 'dslint[lsp]'`.
+"""
+from __future__ import annotations
+
+from .model import UsageError
+
+
+def lsp_app() -> None:
+    """Serve the Language Server Protocol on stdin/stdout (for editors; see the README)."""
+    try:
+        from .lsp_server import serve
+    except ImportError as error:
+        if getattr(error, "name", "") and error.name.split(".")[0] in ("pygls", "lsprotocol", "cattrs", "attrs"):
+            raise UsageError(f"`dslint lsp` needs {error.name}, which is not installed: "
+                             "pip install 'dslint[lsp]'") from None
+        raise
+    serve()

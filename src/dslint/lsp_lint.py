@@ -1,0 +1,166 @@
+"""Linting for the language server: unsaved buffers through the same engine as `dslint check`.
+
+No pygls here, so the benchmark and unit tests can drive it directly. A document is linted
+together with the other files of its folder (recursively, as `dslint check FOLDER` does), so the
+cross-file rules see the DeepSpeed config and the launch script next to the training script.
+Open documents are linted from their buffers (the engine's `overlay`); files on disk come from
+an in-memory cache keyed by content, so a keystroke re-parses only the open documents.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import pathspec
+
+from . import engine
+from .model import Finding, UsageError
+from .settings import DEFAULT_EXCLUDE, Settings, load_settings
+from .sources.discover import _PATTERN_STYLE, kind_of
+
+MAX_CACHE_ENTRIES = 5000  # about one per file version; dropped wholesale past this
+
+
+class MemoryCache(engine.ResultCache):
+    """The engine's per-file result cache, kept in memory only (nothing written to the workspace)."""
+
+    def __init__(self, settings: Settings):
+        super().__init__(None, settings)
+
+    def put(self, key, result) -> None:
+        if key:
+            if len(self.entries) >= MAX_CACHE_ENTRIES:
+                self.entries.clear()
+            self.entries[key] = result
+
+    def save(self) -> None:
+        pass
+
+
+@dataclass
+class OpenDocument:
+    """What the server knows about one open buffer at the moment a lint starts."""
+
+    path: str  # absolute, resolved
+    text: str
+    version: Optional[int] = None
+    language_id: str = ""
+
+
+@dataclass
+class LintOutcome:
+    """Findings per open document (absolute path), and what went wrong, if anything."""
+
+    findings: dict[str, list[Finding]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    texts: dict[str, str] = field(default_factory=dict)  # display path -> text of checked configs/launch files
+
+
+def document_kind(path: str, language_id: str = "") -> Optional[str]:
+    """python | dsconfig | launch for a document, from its file name, else from the editor's language id."""
+    kind = kind_of(Path(path))
+    if kind is not None:
+        return kind
+    return {"python": "python", "json": "dsconfig", "jsonc": "dsconfig",
+            "shellscript": "launch", "sh": "launch", "bash": "launch", "makefile": "launch"}.get(language_id)
+
+
+class WorkspaceLinter:
+    """Lints open documents in-process; keeps settings and per-file results between runs."""
+
+    def __init__(self):
+        self._caches: dict[str, MemoryCache] = {}
+        self.workspace_roots: tuple = ()  # the editor's workspace folders (absolute, resolved)
+
+    def settings_for(self, folder: Path) -> Settings:
+        """`[tool.dslint]` from the nearest pyproject.toml that has it (UsageError when invalid)."""
+        settings, _ = load_settings(folder, {})
+        return settings
+
+    def _cache(self, settings: Settings) -> MemoryCache:
+        key = settings.fingerprint()
+        if key not in self._caches:
+            self._caches[key] = MemoryCache(settings)
+        return self._caches[key]
+
+    def lint(self, documents: list[OpenDocument], targets: Optional[set] = None) -> LintOutcome:
+        """Findings for every open document whose lint folder is among `targets` (all when None)."""
+        outcome = LintOutcome()
+        overlay = {d.path: d.text for d in documents}
+        groups: dict[str, list[OpenDocument]] = {}
+        for doc in documents:
+            if document_kind(doc.path, doc.language_id) is None:
+                continue
+            folder = str(Path(doc.path).parent)
+            if targets is None or folder in targets:
+                groups.setdefault(folder, []).append(doc)
+        for folder, docs in groups.items():
+            try:
+                settings = self.settings_for(Path(folder))
+            except UsageError as error:
+                outcome.errors.append(str(error))
+                for doc in docs:
+                    outcome.findings[doc.path] = []
+                continue
+            wanted = [d for d in docs if not is_excluded(d.path, folder_root(Path(folder), self.workspace_roots), settings)]
+            for doc in docs:
+                outcome.findings[doc.path] = []
+            if not wanted:
+                continue
+            result = self._check_folder(Path(folder), wanted, settings, overlay)
+            outcome.texts.update(result.texts)
+            outcome.errors.extend(result.errors)
+            for finding in result.findings:
+                path = finding.path if os.path.isabs(finding.path) else os.path.join(folder, finding.path)
+                if path in outcome.findings:
+                    outcome.findings[path].append(finding)
+        return outcome
+
+    def _check_folder(self, folder: Path, docs: list[OpenDocument], settings: Settings, overlay: dict) -> engine.CheckResult:
+        # Open documents are named explicitly as well: a script whose name the folder walk
+        # skips (no .py suffix, or .gitignored) is still linted when the user opens it.
+        paths = [str(folder)] + [d.path for d in docs]
+        return engine.check(paths, settings, root=folder, use_cache=False, overlay=overlay,
+                            cache=self._cache(settings))
+
+    def fix_all(self, document: OpenDocument, documents: list[OpenDocument]) -> Optional[str]:
+        """The document's text with every safe fix applied (None when nothing changes)."""
+        folder = Path(document.path).parent
+        settings = self.settings_for(folder)
+        if is_excluded(document.path, folder_root(folder, self.workspace_roots), settings):
+            return None
+        overlay = {d.path: d.text for d in documents}
+        overlay[document.path] = document.text
+        outcome = engine.fix([str(folder), document.path], settings, unsafe=False, root=folder,
+                             write=False, overlay=overlay)
+        changed = outcome.changed.get(document.path)
+        return changed[1] if changed and changed[1] != document.text else None
+
+
+def folder_root(folder: Path, workspace_roots: tuple = ()) -> Path:
+    """Where exclude patterns are anchored: the nearest folder with a pyproject.toml or .git,
+    or the editor's workspace folder, whichever comes first on the way up."""
+    for candidate in [folder, *folder.parents]:
+        if str(candidate) in workspace_roots or (candidate / "pyproject.toml").is_file() or (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+def is_excluded(path: str, root: Path, settings: Settings) -> bool:
+    """Does `exclude` (or the defaults: .venv, site-packages, ...) cover `path` or a folder above it?
+
+    An editor opens library sources too (go to definition into site-packages); those get no
+    diagnostics, as `dslint check` would not walk into them.
+    """
+    spec = pathspec.PathSpec.from_lines(_PATTERN_STYLE, DEFAULT_EXCLUDE + settings.exclude + settings.extend_exclude)
+    try:
+        parts = Path(path).relative_to(root).parts
+    except ValueError:
+        parts = Path(path).parts[1:]
+    for depth in range(1, len(parts) + 1):
+        rel = "/".join(parts[:depth]) + ("/" if depth < len(parts) else "")
+        if spec.match_file(rel):
+            return True
+    return False

@@ -1,0 +1,273 @@
+"""`dslint lsp`: a pygls language server over the in-process engine.
+
+Diagnostics are pushed on open, save and (debounced) change, for every open document whose
+lint folder the changed file belongs to: a change to a DeepSpeed config re-lints the scripts
+next to it. Linting runs on one worker thread, so the connection stays responsive and lints
+never overlap; a lint that finishes after its document changed again is not published.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Optional
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from . import __version__
+from .fixes import apply_edits, build_edits, diff_to_edit, parses
+from .lsp_convert import (FIX_ALL_KIND, SOURCE, fix_from_data, to_diagnostic, to_range, to_text_edits)
+from .lsp_lint import OpenDocument, WorkspaceLinter, document_kind
+from .lsp_noqa import noqa_edit
+from .model import Applicability
+from .textpos import LineIndex
+
+DEBOUNCE_SECONDS = 0.05  # after the last keystroke; the lint itself must fit in the rest of 200 ms
+ENGINE_CODES = {"DSL001", "DSL002", "DSL003"}  # syntax error, unreadable, crash: noqa does not apply
+
+
+class DslintLanguageServer(LanguageServer):
+    """The server with its linter, its debounce timer and what it last published."""
+
+    def __init__(self):
+        super().__init__("dslint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.linter = WorkspaceLinter()
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dslint-lint")
+        self.published: dict[str, tuple] = {}  # uri -> (version, diagnostics) last sent
+        self.shown_errors: set[str] = set()
+        self._timer: Optional[asyncio.TimerHandle] = None
+        self._dirty: Optional[set] = set()  # lint folders to redo; None = all
+        self._running = False
+        self._again = False
+
+    # -- documents -------------------------------------------------------------------------
+
+    def refresh_roots(self) -> None:
+        roots = [to_fs_path(f.uri) for f in self.workspace.folders.values()]
+        if self.workspace.root_path:
+            roots.append(self.workspace.root_path)
+        self.linter.workspace_roots = tuple(os.path.realpath(r) for r in roots if r)
+
+    def open_documents(self) -> dict[str, OpenDocument]:
+        """uri -> snapshot of each open file: document dslint can lint."""
+        docs = {}
+        for uri, doc in list(self.workspace.text_documents.items()):
+            if not uri.startswith("file:"):
+                continue
+            path = to_fs_path(uri)
+            if not path:
+                continue
+            path = os.path.realpath(path)
+            if document_kind(path, doc.language_id or "") is None:
+                continue
+            docs[uri] = OpenDocument(path=path, text=doc.source, version=doc.version, language_id=doc.language_id or "")
+        return docs
+
+    @property
+    def encoding(self) -> str:
+        return self.workspace.position_encoding or types.PositionEncodingKind.Utf16
+
+    # -- scheduling ------------------------------------------------------------------------
+
+    def request_lint(self, changed_path: Optional[str], delay: float) -> None:
+        """Re-lint, after `delay`, every open document whose lint folder holds `changed_path` (all if None)."""
+        if changed_path is None or self._dirty is None:
+            self._dirty = None
+        else:
+            self._dirty.update(str(p) for p in Path(os.path.realpath(changed_path)).parents)
+        loop = asyncio.get_running_loop()
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = loop.call_later(delay, lambda: asyncio.ensure_future(self._lint_loop()))
+
+    async def _lint_loop(self) -> None:
+        if self._running:
+            self._again = True
+            return
+        self._running = True
+        try:
+            while True:
+                self._again = False
+                targets, self._dirty = self._dirty, set()
+                await self._lint_once(targets)
+                if not self._again:
+                    break
+        finally:
+            self._running = False
+
+    async def _lint_once(self, targets: Optional[set]) -> None:
+        docs = self.open_documents()
+        self.refresh_roots()
+        if not docs or targets == set():
+            return
+        loop = asyncio.get_running_loop()
+        try:
+            outcome = await loop.run_in_executor(self.executor, self.linter.lint, list(docs.values()), targets)
+        except Exception as error:  # the server outlives any bug in a rule or the engine
+            self.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Error, message=f"dslint: lint failed: {error!r}\n{traceback.format_exc()}"))
+            return
+        for message in outcome.errors:
+            if message not in self.shown_errors:
+                self.shown_errors.add(message)
+                self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"dslint: {message}"))
+        by_path = {doc.path: (uri, doc) for uri, doc in docs.items()}
+        for path, findings in outcome.findings.items():
+            uri, doc = by_path[path]
+            current = self.workspace.text_documents.get(uri)
+            if current is None or current.version != doc.version:
+                continue  # stale: the buffer changed while we linted; the next lint publishes
+            lines = LineIndex(doc.text)
+            diagnostics = [to_diagnostic(f, lines, self.encoding, doc.version, self._related(f, outcome.texts, docs))
+                           for f in findings]
+            self.publish(uri, doc.version, diagnostics)
+
+    def _related(self, finding, texts: dict, docs: dict) -> list:
+        out = []
+        by_path = {d.path: d.text for d in docs.values()}
+        for path, span, note in finding.related:
+            text = by_path.get(os.path.realpath(path)) or texts.get(path)
+            if text is None:
+                continue
+            location = types.Location(uri=Path(os.path.realpath(path)).as_uri(),
+                                      range=to_range(LineIndex(text), span.start, span.end, self.encoding))
+            out.append(types.DiagnosticRelatedInformation(location=location, message=note))
+        return out
+
+    def publish(self, uri: str, version: Optional[int], diagnostics: list) -> None:
+        self.published[uri] = (version, diagnostics)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics))
+
+    # -- code actions ----------------------------------------------------------------------
+
+    def quick_fixes(self, uri: str, doc: OpenDocument, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
+        data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+        fix = fix_from_data(data.get("fix"))
+        kind = document_kind(doc.path, doc.language_id)
+        actions = []
+        if fix is not None:
+            edits = build_edits(fix, doc.text)
+            if edits:
+                new_text, _ = apply_edits(doc.text, edits)
+                if new_text != doc.text and parses(kind, new_text):
+                    unsafe = fix.applicability == Applicability.UNSAFE
+                    actions.append(types.CodeAction(
+                        title=f"dslint ({diagnostic.code}): {fix.message}" + (" (unsafe fix)" if unsafe else ""),
+                        kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic], is_preferred=not unsafe,
+                        edit=types.WorkspaceEdit(changes={uri: to_text_edits(edits, LineIndex(doc.text), self.encoding)})))
+        if kind in ("python", "launch") and diagnostic.code not in ENGINE_CODES:
+            lines = LineIndex(doc.text)
+            rows = [diagnostic.range.start.line + 1, diagnostic.range.end.line + 1]
+            edit = noqa_edit(doc.text, list(dict.fromkeys(rows)), str(diagnostic.code), kind)
+            if edit is not None:
+                actions.append(types.CodeAction(
+                    title=f"dslint: ignore {diagnostic.code} on this line", kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[diagnostic], edit=types.WorkspaceEdit(changes={uri: to_text_edits([edit], lines, self.encoding)})))
+        return actions
+
+    def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
+        docs = self.open_documents()
+        doc = docs.get(uri)
+        if doc is None:
+            return None
+        new_text = self.linter.fix_all(doc, list(docs.values()))
+        if new_text is None:
+            return None
+        edits = diff_to_edit(doc.text, new_text) or []
+        return types.WorkspaceEdit(changes={uri: to_text_edits(edits, LineIndex(doc.text), self.encoding)})
+
+
+server = DslintLanguageServer()
+
+
+def _path(uri: str) -> Optional[str]:
+    return to_fs_path(uri) if uri.startswith("file:") else None
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: DslintLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+    ls.request_lint(_path(params.text_document.uri), 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: DslintLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+    ls.request_lint(_path(params.text_document.uri), DEBOUNCE_SECONDS)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: DslintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+    path = _path(params.text_document.uri)
+    ls.request_lint(None if path and Path(path).name == "pyproject.toml" else path, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: DslintLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+    uri = params.text_document.uri
+    ls.published.pop(uri, None)
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+    ls.request_lint(_path(uri), 0)  # the neighbours now see the file as it is on disk
+
+
+@server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: DslintLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
+    ls.shown_errors.clear()
+    ls.request_lint(None, 0)
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+    code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll, FIX_ALL_KIND],
+    resolve_provider=True))
+async def code_action(ls: DslintLanguageServer, params: types.CodeActionParams) -> Optional[list[types.CodeAction]]:
+    uri = params.text_document.uri
+    doc = ls.open_documents().get(uri)
+    if doc is None:
+        return None
+    only = params.context.only
+
+    def wanted(kind: str) -> bool:
+        return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
+
+    actions: list[types.CodeAction] = []
+    if wanted(types.CodeActionKind.QuickFix):
+        for diagnostic in params.context.diagnostics:
+            if diagnostic.source == SOURCE:
+                actions.extend(ls.quick_fixes(uri, doc, diagnostic))
+    if wanted(FIX_ALL_KIND):
+        title = "dslint: fix all auto-fixable problems"
+        if only:  # asked for explicitly (e.g. on save): build the edit now
+            loop = asyncio.get_running_loop()
+            edit = await loop.run_in_executor(ls.executor, ls.fix_all_edit, uri)
+            if edit is not None:
+                actions.append(types.CodeAction(title=title, kind=FIX_ALL_KIND, edit=edit))
+        elif _has_safe_fix(ls.published.get(uri)):  # in the light-bulb menu: the edit on resolve
+            actions.append(types.CodeAction(title=title, kind=FIX_ALL_KIND, data={"uri": uri}))
+    return actions
+
+
+@server.feature(types.CODE_ACTION_RESOLVE)
+async def resolve_code_action(ls: DslintLanguageServer, action: types.CodeAction) -> types.CodeAction:
+    if action.kind == FIX_ALL_KIND and isinstance(action.data, dict) and action.edit is None:
+        loop = asyncio.get_running_loop()
+        action.edit = await loop.run_in_executor(ls.executor, ls.fix_all_edit, action.data.get("uri", ""))
+        if action.edit is None:
+            action.edit = types.WorkspaceEdit(changes={})
+    return action
+
+
+def _has_safe_fix(published: Optional[tuple]) -> bool:
+    if not published:
+        return False
+    for diagnostic in published[1]:
+        fix = diagnostic.data.get("fix") if isinstance(diagnostic.data, dict) else None
+        if fix and fix.get("applicability") == Applicability.SAFE.value:
+            return True
+    return False
+
+
+def serve() -> None:
+    """Serve on stdin/stdout until the client says exit."""
+    server.start_io()
