@@ -1,0 +1,83 @@
+"""DSL401 (eval with autograd on) and DSL403 (unbounded DeepSpeed inference workspace)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures" / "scripts_mem_hangs"
+
+
+def rows(project, code):
+    return [f.span.start.row for f in project.check(select=[code]).findings if f.code == code]
+
+
+def test_eval_loops_flag_only_the_one_without_no_grad(project):
+    project.write({"eval_loops.py": (FIXTURES / "eval_loops.py").read_text()})
+    assert rows(project, "DSL401") == [9]
+
+
+def test_lightning_module_methods_are_not_flagged(project):
+    project.write({"model.py": (
+        "import torch\nimport lightning as L\n\n\nclass M(L.LightningModule):\n"
+        "    def on_validation_epoch_start(self):\n        self.net.eval()\n        self.net(torch.ones(1))\n"
+    )})
+    assert rows(project, "DSL401") == []
+
+
+def test_a_function_passed_as_callback_is_not_flagged(project):
+    project.write({"train.py": (
+        "import torch\n\n\nclass Runner:\n    def evaluate(self):\n        self.model.eval()\n"
+        "        return self.model(self.x)\n\n    def fit(self, trainer):\n        trainer.add_hook(self.evaluate)\n"
+    )})
+    assert rows(project, "DSL401") == []
+
+
+def test_no_grad_fix_adds_the_decorator_after_existing_ones_and_is_idempotent(project):
+    source = ("import torch as th\n\n\nclass Evaluator:\n    @staticmethod\n    def run(model, batches):\n"
+              "        model.eval()\n        return [model(b) for b in batches]\n")
+    project.write({"ev.py": source})
+    project.fix(unsafe=True, select=["DSL401"])
+    expected = source.replace("    @staticmethod\n", "    @staticmethod\n    @th.no_grad()\n")
+    assert project.read("ev.py") == expected
+    project.fix(unsafe=True, select=["DSL401"])
+    assert project.read("ev.py") == expected
+    assert rows(project, "DSL401") == []
+
+
+def test_no_fix_is_offered_without_safe_fixes(project):
+    project.write({"eval_loops.py": (FIXTURES / "eval_loops.py").read_text()})
+    project.fix(unsafe=False, select=["DSL401"])
+    assert project.read("eval_loops.py") == (FIXTURES / "eval_loops.py").read_text()
+
+
+INFERENCE = """import argparse
+
+import deepspeed
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--batch_size", type=int, default={batch})
+args = parser.parse_args()
+engine = deepspeed.init_inference(model, dtype=torch.half, {extra})
+"""
+
+
+def test_kernel_injection_with_large_batch_and_no_max_out_tokens(project):
+    project.write({"infer.py": INFERENCE.format(batch=150, extra="replace_with_kernel_inject=True")})
+    assert rows(project, "DSL403") == [9]
+
+
+def test_kernel_injection_in_a_literal_config_dict(project):
+    project.write({"infer.py": INFERENCE.format(batch=64, extra='config={"replace_with_kernel_inject": True}')})
+    assert rows(project, "DSL403") == [9]
+
+
+def test_bounded_small_or_unknown_workspaces_are_not_flagged(project):
+    project.write({
+        "a.py": INFERENCE.format(batch=150, extra="replace_with_kernel_inject=True, max_tokens=80"),
+        "b.py": INFERENCE.format(batch=4, extra="replace_with_kernel_inject=True"),
+        "c.py": INFERENCE.format(batch=150, extra="replace_with_kernel_inject=args.kernel"),
+        "d.py": INFERENCE.format(batch=150, extra='config="ds_inference.json"'),
+        "e.py": "import diffusers\n" + INFERENCE.format(batch=150, extra="replace_with_kernel_inject=True"),
+        "f.py": INFERENCE.format(batch=150, extra='config={"replace_with_kernel_inject": True, "max_out_tokens": 64}'),
+    })
+    assert rows(project, "DSL403") == []
