@@ -61,6 +61,7 @@ for v in $VARIANTS; do
         l_double) probe l_double 130 sh $EX/launch.sh ;;
         l_string) probe l_string 100 sh $EX/launch_fixed.sh ;;
         l_pinned) probe l_pinned 100 env PL_STRATEGY=pinned sh $EX/launch_fixed.sh ;;
+        l_bound)  probe l_bound 100 env PL_STRATEGY=pinned PL_BIND=1 sh $EX/launch_fixed.sh ;;
         ds_free)  probe ds_free 100 $DSR --num_gpus 2 --master_port 29511 $EX/ds_train.py ;;
         ds_bind)  probe ds_bind 100 $DSR --num_gpus 2 --master_port 29512 --bind_cores_to_rank $EX/ds_train.py ;;
         tr_omp1)  probe tr_omp1 100 torchrun --standalone --nproc_per_node 2 $EX/ds_train.py ;;

@@ -9,6 +9,7 @@ NAMES = {
     "l_double": "Lightning, launch.sh starts train.py twice (2 worlds), deepspeed_stage_2_offload",
     "l_string": "Lightning, one launch, strategy string deepspeed_stage_2_offload (pin_memory=False)",
     "l_pinned": "Lightning, one launch, DeepSpeedStrategy(stage=2, offload_optimizer=True, pin_memory=True)",
+    "l_bound": "Lightning, one launch, pin_memory=True, each rank bound to its own 16 cores (PL_BIND=1)",
     "ds_free": "deepspeed launcher, 2 ranks, no --bind_cores_to_rank",
     "ds_bind": "deepspeed launcher, 2 ranks, --bind_cores_to_rank",
     "tr_omp1": "torchrun, 2 ranks, default OMP_NUM_THREADS=1",
@@ -35,8 +36,9 @@ def main(root):
             rows.append(f"| {name} | skipped (time) | | | | | |")
             continue
         steps = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(d, "steps-*.json")))]
-        med = ", ".join(f"{s['median_step_s']:.3f}" for s in steps) or "no timed steps"
-        sps = ", ".join(f"{1 / s['median_step_s']:.2f}" for s in steps) or "-"
+        meds = [statistics.median(s["step_s"][3:]) for s in steps]  # 3 warm-up steps
+        med = ", ".join(f"{m:.3f}" for m in meds) or "no timed steps"
+        sps = ", ".join(f"{1 / m:.2f}" for m in meds) or "-"
         try:
             codes = sorted({f["code"] for f in json.load(open(os.path.join(d, "findings.json")))})
         except (OSError, ValueError):

@@ -7,11 +7,17 @@ each copy sees no LOCAL_RANK, spawns its own rank 1, and two worlds share both G
 Knobs (environment): PL_DEVICES (2), PL_STRATEGY (`string`: "deepspeed_stage_2_offload",
 Lightning's default pin_memory=False; `pinned`: DeepSpeedStrategy(..., pin_memory=True)),
 PL_H / PL_L (width and depth of the model), PL_STEPS (timed steps after 3 warm-up steps),
-BENCH_OUT (folder for the step times of each world's rank 0).
+BENCH_OUT (folder for the step times of each world's rank 0), PL_BIND=1 (each rank on its own
+share of the cores: the bound baseline).
 """
 import json
 import os
 import time
+
+if os.environ.get("PL_BIND") == "1":  # bench only: give each rank its own half of the cores, before torch starts OpenMP
+    _cores = sorted(os.sched_getaffinity(0))
+    _n, _r = int(os.environ.get("PL_DEVICES", "2")), int(os.environ.get("LOCAL_RANK", "0"))
+    os.sched_setaffinity(0, _cores[_r * len(_cores) // _n:(_r + 1) * len(_cores) // _n])
 
 import torch
 from torch import nn

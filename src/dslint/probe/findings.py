@@ -5,6 +5,7 @@ wait, cores busy) or the in-process report and neither is there, the rule says n
 """
 from __future__ import annotations
 
+import os.path
 import statistics
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
@@ -50,13 +51,26 @@ def _finding(code: str, message: str, path: str, severity: Severity) -> Finding:
 def script_of(cmdline: list[str]) -> Optional[str]:
     """The training script a command line runs: the first argument ending in .py, or `-m module`."""
     for i, a in enumerate(cmdline):
-        if a.endswith(".py") and i > 0 or (i == 0 and a.endswith(".py")):
+        if a.endswith(".py"):
             return a
         if a == "-m" and i + 1 < len(cmdline):
             nxt = cmdline[i + 1]
             if not nxt.startswith(("torch.distributed", "deepspeed.launcher")):
                 return nxt
     return None
+
+
+def script_path(p: ProcessInfo, base: Optional[str]) -> Optional[str]:
+    """The process's script as a path relative to `base` (the probe's directory) when it lies below it."""
+    sc = script_of(p.cmdline)
+    if sc is None or not sc.endswith(".py"):
+        return sc
+    full = sc if os.path.isabs(sc) or not p.cwd else os.path.normpath(os.path.join(p.cwd, sc))
+    if base and os.path.isabs(full):
+        rel = os.path.relpath(full, base)
+        if not rel.startswith(".."):
+            return rel
+    return full
 
 
 def _short_cmd(cmd: list[str], limit: int = 80) -> str:
@@ -105,18 +119,20 @@ def worlds(snap: Snapshot) -> dict[int, tuple[World, Optional[str], bool]]:
     for p in snap.processes:
         children.setdefault(p.ppid, []).append(p)
     out: dict[int, tuple[World, Optional[str], bool]] = {}
+    unknown = {p.pid for p in snap.processes if any(u.startswith("environ") for u in p.unreadable)}
     for p in snap.processes:
         w = _world_from_env(p.env)
         if w is not None:
             out[p.pid] = (w, p.env.get("RANK", p.env.get("LOCAL_RANK")), False)
     for p in snap.processes:
-        if p.pid in out or "environ" in " ".join(p.unreadable):
+        if p.pid in out or p.pid in unknown:
             continue
         spawned = [c for c in children.get(p.pid, []) if c.pid in out and c.env.get("LOCAL_RANK", "0") not in ("", "0")]
         if spawned:
             out[p.pid] = (out[spawned[0].pid][0], "0", True)
     for pid in by_pid:
-        out.setdefault(pid, (World("", "", "", lone_pid=pid), None, False))
+        if pid not in unknown:  # an unreadable environment says nothing about the world
+            out.setdefault(pid, (World("", "", "", lone_pid=pid), None, False))
     return out
 
 
@@ -171,63 +187,81 @@ def _proc_label(p: Optional[ProcessInfo], pid: int, rank: Optional[str] = None) 
     return f"PID {pid}{r}{cmd}"
 
 
-def _path_for(procs: Iterable[Optional[ProcessInfo]]) -> str:
-    scripts = {script_of(p.cmdline) for p in procs if p is not None}
+def _path_for(procs: Iterable[Optional[ProcessInfo]], base: Optional[str] = None) -> str:
+    scripts = {script_path(p, base) for p in procs if p is not None}
     scripts.discard(None)
     return scripts.pop() if len(scripts) == 1 else PROBE_PATH  # type: ignore[return-value]
 
 
 def gpu_findings(obs: Observation) -> list[Finding]:
-    """DSL901 several worlds on one GPU, DSL902 two ranks of one world on one GPU, DSL905 stray contexts."""
+    """DSL901 several worlds on one GPU, DSL902 two ranks of one world on one GPU, DSL905 stray contexts.
+
+    Each fact is reported once, at the first snapshot that shows it; DSL901 names every GPU that
+    the same set of worlds shares.
+    """
+    base = obs.cwd
+    shared: dict[frozenset, tuple[Snapshot, dict[World, list[int]], list[str]]] = {}
     found: dict[tuple, Finding] = {}
     for snap in obs.snapshots:
         by_pid = {p.pid: p for p in snap.processes}
         wmap = worlds(snap)
         res = residency(snap)
         for g in snap.gpus:
-            home = [p.pid for p in g.processes if res.home.get(p.pid) == g.uuid and p.pid in by_pid]
+            home = [p.pid for p in g.processes if res.home.get(p.pid) == g.uuid and p.pid in wmap]
             groups: dict[World, list[int]] = {}
             for pid in home:
                 groups.setdefault(wmap[pid][0], []).append(pid)
             if len(groups) >= 2:
-                key = ("DSL901", g.uuid, frozenset(groups))
-                if key not in found:
-                    desc = "; ".join(
-                        f"{w.describe()}: " + ", ".join(_proc_label(by_pid.get(pid), pid, wmap[pid][1]) for pid in pids)
-                        for w, pids in groups.items()
-                    )
-                    roots = _tree_roots(snap, [pid for pids in groups.values() for pid in pids])
-                    msg = (
-                        f"{_gpu_label(snap, g.uuid)} is shared by {len(groups)} separate worlds at t={snap.t:.0f}s: {desc}. "
-                        f"Each runs at a fraction of its speed (2.4x slower per world measured on 2 x H200). "
-                        f"Process trees: {roots}. Start the job with one launcher only: either the outer launcher "
-                        f"(torchrun/srun/mpirun/deepspeed) or the framework's own spawning, not both."
-                    )
-                    found[key] = _finding("DSL901", msg, _path_for(by_pid.get(p) for p in home), Severity.ERROR)
+                key = frozenset(groups)
+                if key not in shared:
+                    shared[key] = (snap, groups, [g.uuid])
+                elif g.uuid not in shared[key][2]:
+                    shared[key][2].append(g.uuid)
+                    if shared[key][0] is snap:
+                        for w, pids in groups.items():
+                            shared[key][1].setdefault(w, []).extend(pids)
             for w, pids in groups.items():
                 if w.lone_pid or len(pids) < 2:
                     continue
-                key = ("DSL902", g.uuid, w, frozenset(pids))
-                if key not in found:
+                key2 = ("DSL902", g.uuid, w)
+                if key2 not in found:
                     who = ", ".join(_proc_label(by_pid.get(pid), pid, wmap[pid][1]) for pid in pids)
                     msg = (
-                        f"{len(pids)} ranks of one {w.describe()} compute on {_gpu_label(snap, g.uuid)}: {who}. "
-                        f"Give each rank its own device: torch.cuda.set_device(int(os.environ['LOCAL_RANK'])) before any CUDA work."
+                        f"{len(pids)} ranks of one {w.describe()} compute on {_gpu_label(snap, g.uuid)} at t={snap.t:.0f}s: {who}. "
+                        "Give each rank its own device: torch.cuda.set_device(int(os.environ['LOCAL_RANK'])) before any CUDA work."
                     )
-                    found[key] = _finding("DSL902", msg, _path_for(by_pid.get(p) for p in pids), Severity.ERROR)
+                    found[key2] = _finding("DSL902", msg, _path_for((by_pid.get(p) for p in pids), base), Severity.ERROR)
         for pid, uuid, mib, home_uuid, home_mib in res.stray:
-            key = ("DSL905", pid, uuid)
-            if key in found:
+            key3 = ("DSL905", pid, uuid)
+            if key3 in found:
                 continue
             p = by_pid.get(pid)
+            rank = wmap[pid][1] if pid in wmap else None
             msg = (
-                f"{_proc_label(p, pid, wmap.get(pid, (None, None, None))[1])} computes on {_gpu_label(snap, home_uuid)} "
-                f"({home_mib:.0f} MiB) but also holds a CUDA context on {_gpu_label(snap, uuid)} ({mib:.0f} MiB). "
-                f"It costs that GPU's memory, not speed. Usual causes: CUDA touched before set_device, "
-                f"torch.load without map_location, torch.cuda.mem_get_info(i) for other GPUs."
+                f"{_proc_label(p, pid, rank)} computes on {_gpu_label(snap, home_uuid)} ({home_mib:.0f} MiB) "
+                f"but also holds a CUDA context on {_gpu_label(snap, uuid)} ({mib:.0f} MiB). It costs that GPU's "
+                "memory, not speed. Usual causes: CUDA touched before set_device, torch.load without map_location, "
+                "torch.cuda.mem_get_info(i) for other GPUs."
             )
-            found[key] = _finding("DSL905", msg, _path_for([p]), Severity.WARNING)
-    return list(found.values())
+            found[key3] = _finding("DSL905", msg, _path_for([p], base), Severity.WARNING)
+    out = []
+    for snap, groups, uuids in shared.values():
+        by_pid = {p.pid: p for p in snap.processes}
+        wmap = worlds(snap)
+        desc = "; ".join(
+            f"{w.describe()}: " + ", ".join(_proc_label(by_pid.get(pid), pid, wmap[pid][1]) for pid in sorted(set(pids)))
+            for w, pids in groups.items()
+        )
+        gpus = " and ".join(_gpu_label(snap, u) for u in uuids)
+        all_pids = sorted({pid for pids in groups.values() for pid in pids})
+        msg = (
+            f"{len(groups)} separate worlds share {gpus} (seen at t={snap.t:.0f}s): {desc}. "
+            f"Process trees: {_tree_roots(snap, all_pids)}. Each world runs at a fraction of its speed "
+            "(1.4x to 2.4x slower per world measured on 2 x H200). Start the job with one launcher only: "
+            "the outer launcher (torchrun/srun/mpirun/deepspeed) or the framework's own spawning, not both."
+        )
+        out.append(_finding("DSL901", msg, _path_for((by_pid.get(p) for p in all_pids), base), Severity.ERROR))
+    return out + list(found.values())
 
 
 def _tree_roots(snap: Snapshot, pids: list[int]) -> str:
@@ -288,22 +322,42 @@ def cpu_rates(obs: Observation) -> dict[tuple[int, int], CpuRates]:
 
 
 def psi_share(obs: Observation) -> Optional[float]:
-    """Median share of wall time in which some runnable task waited for a CPU (PSI), over the snapshots."""
+    """Median share of wall time in which some runnable task waited for a CPU (PSI "some"),
+    over the intervals in which a CPU optimizer rank kept at least BUSY_CORES_FOR_WAIT cores busy."""
     shares = []
     for a, b in zip(obs.snapshots, obs.snapshots[1:]):
-        if a.psi_cpu_some_us is None or b.psi_cpu_some_us is None or b.t - a.t < MIN_INTERVAL_S:
+        dt = b.t - a.t
+        if a.psi_cpu_some_us is None or b.psi_cpu_some_us is None or dt < MIN_INTERVAL_S:
             continue
-        shares.append((b.psi_cpu_some_us - a.psi_cpu_some_us) / 1e6 / (b.t - a.t))
+        before = {(p.pid, p.start_ticks): p for p in a.processes if p.cpu_optimizer_libs and p.cpu_seconds is not None}
+        busy = any(
+            (q.cpu_seconds - before[(q.pid, q.start_ticks)].cpu_seconds) / dt >= BUSY_CORES_FOR_WAIT  # type: ignore[operator]
+            for q in b.processes
+            if (q.pid, q.start_ticks) in before and q.cpu_seconds is not None
+        )
+        if busy:
+            shares.append((b.psi_cpu_some_us - a.psi_cpu_some_us) / 1e6 / dt)
     return statistics.median(shares) if shares else None
 
 
 def _latest_optimizer_procs(obs: Observation) -> list[ProcessInfo]:
+    """The last record of each process with a CPU optimizer loaded (command line and cwd from any record:
+    an exiting process shows an empty one)."""
     latest: dict[tuple[int, int], ProcessInfo] = {}
+    cmd: dict[tuple[int, int], tuple[list[str], Optional[str]]] = {}
     for s in obs.snapshots:
         for p in s.processes:
-            if p.cpu_optimizer_libs:
-                latest[(p.pid, p.start_ticks)] = p
-    return list(latest.values())
+            k = (p.pid, p.start_ticks)
+            if p.cmdline:
+                cmd[k] = (p.cmdline, p.cwd)
+            if p.cpu_optimizer_libs and not any(u.startswith("environ") for u in p.unreadable):
+                latest[k] = p
+    out = []
+    for k, p in latest.items():
+        if not p.cmdline and k in cmd:
+            p = p.model_copy(update={"cmdline": cmd[k][0], "cwd": cmd[k][1]})
+        out.append(p)
+    return out
 
 
 def _ranks_by_pid(obs: Observation) -> dict[int, RankReport]:
@@ -357,7 +411,7 @@ def cpu_findings(obs: Observation) -> list[Finding]:
     if not pids:
         return out
     share = psi_share(obs)
-    psi_text = f"; CPU pressure (PSI some) {share:.2f} of the time" if share is not None else ""
+    psi_text = f"; some task waited for a CPU {share:.0%} of the time (PSI)" if share is not None else ""
 
     # DSL903: overlapping affinities, and proof that the cores are oversubscribed.
     for group in _overlap_groups([(pid, cores_of[pid]) for pid in pids if cores_of[pid]]):
@@ -391,7 +445,7 @@ def cpu_findings(obs: Observation) -> list[Finding]:
             + f". Give each rank its own cores: OMP_NUM_THREADS={per_rank} (cores/ranks) or `deepspeed --bind_cores_to_rank` "
             "(measured on 2 x H200: 1.15-1.20x faster steps)."
         )
-        out.append(_finding("DSL903", msg, _path_for(procs.get(p) for p in group), Severity.WARNING))
+        out.append(_finding("DSL903", msg, _path_for((procs.get(p) for p in group), obs.cwd), Severity.WARNING))
 
     # DSL904: a CPU optimizer rank at one thread, with idle cores it may use.
     starved = []
@@ -421,13 +475,13 @@ def cpu_findings(obs: Observation) -> list[Finding]:
         launcher = ""
         cmd = " ".join(obs.command or [])
         if "torchrun" in cmd or "torch.distributed.run" in cmd or "torch.distributed.launch" in cmd:
-            launcher = " torchrun sets OMP_NUM_THREADS=1 when it is unset;"
+            launcher = " torchrun sets OMP_NUM_THREADS=1 when it is unset."
         msg = (
             f"{len(starved)} rank(s) run a CPU optimizer (DeepSpeedCPUAdam) on one thread while {per_rank} cores per rank "
             f"are available{psi_text}: {details}.{launcher} Set OMP_NUM_THREADS={per_rank} in front of the launcher "
             "(measured on 2 x H200: the optimizer step 3.7x slower at one thread)."
         )
-        out.append(_finding("DSL904", msg, _path_for(procs.get(p) for p, _, _ in starved), Severity.WARNING))
+        out.append(_finding("DSL904", msg, _path_for((procs.get(p) for p, _, _ in starved), obs.cwd), Severity.WARNING))
     return out
 
 
@@ -453,7 +507,12 @@ def rank_report_findings(obs: Observation) -> list[Finding]:
 def findings(obs: Observation) -> list[Finding]:
     """All probe findings for one observation, deduplicated (in-process DSL902 only when NVML did not show it)."""
     gpu = gpu_findings(obs)
-    out = gpu + cpu_findings(obs)
+    cpu = cpu_findings(obs)
+    if any(f.code == "DSL901" for f in gpu):
+        for f in cpu:
+            if f.code == "DSL903":
+                f.message += " Here the extra world of DSL901 brings its own threads: fix the launch first."
+    out = gpu + cpu
     if not any(f.code == "DSL902" for f in gpu):
         out += rank_report_findings(obs)
     return out

@@ -55,6 +55,7 @@ class ProcessInfo(BaseModel):
     pgid: int = 0
     start_ticks: int = 0  # field 22 of /proc/PID/stat: tells a reused PID apart
     cmdline: list[str] = Field(default_factory=list)
+    cwd: Optional[str] = None  # to resolve a relative script path in cmdline
     env: dict[str, str] = Field(default_factory=dict)  # only ENV_KEYS, as set at exec time
     threads: Optional[int] = None
     affinity: Optional[list[int]] = None
@@ -106,6 +107,7 @@ class Observation(BaseModel):
     created: str = ""
     mode: str = "snapshot"  # snapshot | pid | command
     command: Optional[list[str]] = None
+    cwd: Optional[str] = None  # the probe's working directory: finding paths are relative to it
     root_pids: list[int] = Field(default_factory=list)
     host: Host
     snapshots: list[Snapshot] = Field(default_factory=list)
@@ -248,6 +250,12 @@ def read_environ(pid: int) -> dict[str, str]:
     return env
 
 
+def _gone(e: OSError) -> bool:
+    import errno  # noqa: PLC0415
+
+    return e.errno in (errno.ENOENT, errno.ESRCH)
+
+
 def _why(e: OSError) -> str:
     if isinstance(e, PermissionError):
         return "permission denied (run the probe as the job's user or as root)"
@@ -264,12 +272,18 @@ def read_process(pid: int, table: dict[int, tuple[int, int, int]], lib_cache: di
     try:
         raw = open(f"/proc/{pid}/cmdline", "rb").read()
         info.cmdline = [a.decode(errors="replace") for a in raw.split(b"\0") if a]
+        info.cwd = os.readlink(f"/proc/{pid}/cwd")
     except OSError as e:
-        info.unreadable.append(f"cmdline: {_why(e)}")
+        if _gone(e):
+            return None
+        if not info.cmdline:
+            info.unreadable.append(f"cmdline: {_why(e)}")
     try:
         env = read_environ(pid)
         info.env = {k: env[k] for k in ENV_KEYS if k in env}
     except OSError as e:
+        if _gone(e):  # it exited between listing and reading: not something we failed to see
+            return None
         info.unreadable.append(f"environ: {_why(e)}")
     try:
         for line in _read(f"/proc/{pid}/status").splitlines():
@@ -278,6 +292,8 @@ def read_process(pid: int, table: dict[int, tuple[int, int, int]], lib_cache: di
             elif line.startswith("Cpus_allowed_list:"):
                 info.affinity = parse_cpu_list(line.split(":", 1)[1])
     except OSError as e:
+        if _gone(e):
+            return None
         info.unreadable.append(f"status: {_why(e)}")
     run = wait = 0
     try:
@@ -290,6 +306,8 @@ def read_process(pid: int, table: dict[int, tuple[int, int, int]], lib_cache: di
                 continue
         info.run_ns, info.wait_ns = run, wait
     except OSError as e:
+        if _gone(e):
+            return None
         info.unreadable.append(f"schedstat: {_why(e)}")
     key = (pid, info.start_ticks)
     libs = lib_cache.get(key)
@@ -304,6 +322,8 @@ def read_process(pid: int, table: dict[int, tuple[int, int, int]], lib_cache: di
             libs = sorted(found)
             lib_cache[key] = libs
         except OSError as e:
+            if _gone(e):
+                return None
             info.unreadable.append(f"maps: {_why(e)}")
             libs = []
     info.cpu_optimizer_libs = list(libs)
@@ -438,6 +458,7 @@ def new_observation(mode: str, command: Optional[list[str]] = None, roots: Itera
         created=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         mode=mode,
         command=command,
+        cwd=os.getcwd(),
         root_pids=list(roots),
         host=observe_host(),
     )
