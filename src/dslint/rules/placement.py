@@ -1,0 +1,465 @@
+"""DSL103–DSL108: which GPU each rank lands on, and who starts the ranks."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, _env_key, trainer_is_multiprocess
+from ..facts.lightning_strategies import strategy_entry
+from ..facts.script import CallSite, Context, ScriptFacts
+from ..facts.summary import summary_extractor
+from ..fixes import codemod_fixer, make_fix, node_at
+from ..model import Applicability, Severity
+from ..sources.names import dotted
+from ._helpers import literal, mentions_rank
+from ._setup_helpers import (DDP, SET_DEVICE_ATTRS, cuda_runtime_init, cuda_touch, is_plain_cuda, single_assignment,
+                             statement_of, under_main_guard)
+from .context import PythonContext
+from .device import _conditional
+from .registry import Report, python_rule
+
+SPAWN = "torch.multiprocessing.spawn"
+START_PROCESSES = "torch.multiprocessing.start_processes"
+NOTEBOOK_LAUNCHER = "accelerate.notebook_launcher"
+INIT_PG = "torch.distributed.init_process_group"
+CVD = "CUDA_VISIBLE_DEVICES"
+
+
+def _exclusive(a: Context, b: Context) -> bool:
+    """The two places sit in different branches of one `if`: never both run."""
+    branches = dict((id(node), body) for node, body in a.guards)
+    return any(id(node) in branches and branches[id(node)] != body for node, body in b.guards)
+
+
+def _before(a: ast.AST, b: ast.AST) -> bool:
+    return (a.lineno, a.col_offset) < (b.lineno, b.col_offset)
+
+
+def set_device_sites(facts: ScriptFacts) -> list[CallSite]:
+    """`torch.cuda.set_device(x)`, `torch.accelerator.set_device_index(x)`, `get_accelerator().set_device(x)`."""
+    out = []
+    for attr in SET_DEVICE_ATTRS:
+        for site in facts.method_calls(attr):
+            q = site.qualname
+            if q in ("torch.cuda.set_device", "torch.accelerator.set_device_index") or (q is None and site.receiver is None
+                                                                                       and isinstance(site.node.func, ast.Attribute)):
+                out.append(site)
+    return out
+
+
+def _import_time_touches(facts: ScriptFacts, touch=cuda_touch) -> list[tuple[CallSite, str]]:
+    """CUDA touched when the module is imported (module level, class bodies, default arguments),
+    outside `if __name__ == "__main__":` — this runs in every process, spawned ones included."""
+    return [(s, why) for s in facts.calls if s.ctx.at_import_time and not under_main_guard(s.ctx)
+            and (why := touch(s, facts))]
+
+
+# -- DSL103 ----------------------------------------------------------------------------------
+
+def _global_rank_source(facts: ScriptFacts, expr: Optional[ast.AST], function) -> Optional[str]:
+    """`dist.get_rank()` or `os.environ["RANK"]` (maybe through int() or a name assigned once)."""
+    for _ in range(3):
+        if isinstance(expr, ast.Name):
+            value = single_assignment(facts, expr.id, function)
+            if value is None:
+                value = single_assignment(facts, expr.id, None)
+            expr = value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1:
+            expr = expr.args[0]
+        else:
+            break
+    if isinstance(expr, ast.IfExp):
+        sources = {_global_rank_source(facts, branch, function) for branch in (expr.body, expr.orelse)}
+        return sources.pop() if len(sources) == 1 else ("the global rank" if None not in sources else None)
+    if isinstance(expr, ast.Call) and facts.resolve(expr.func) == "torch.distributed.get_rank" and not expr.args and not expr.keywords:
+        return "torch.distributed.get_rank()"
+    if expr is not None and _env_key(expr) == "RANK":
+        return 'the RANK environment variable'
+    return None
+
+
+def _device_index_uses(facts: ScriptFacts) -> Iterator[tuple[ast.AST, CallSite, str]]:
+    """(index expression, call, what) for every place a GPU index is chosen."""
+    for site in set_device_sites(facts):
+        arg = site.argument(0, "device")
+        if arg is not None:
+            yield arg, site, "torch.cuda.set_device"
+    for site in facts.calls_to(DDP):
+        ids = site.keyword("device_ids")
+        if isinstance(ids, (ast.List, ast.Tuple)) and len(ids.elts) == 1:
+            yield ids.elts[0], site, "device_ids"
+    for site in facts.calls_to("torch.device"):
+        if len(site.node.args) == 2 and literal(site.node.args[0]) == "cuda":
+            yield site.node.args[1], site, "torch.device"
+        elif len(site.node.args) == 1 and isinstance(site.node.args[0], ast.JoinedStr):
+            values = [v.value for v in site.node.args[0].values if isinstance(v, ast.FormattedValue)]
+            if len(values) == 1 and "cuda:" in ast.unparse(site.node.args[0]):
+                yield values[0], site, "torch.device"
+    for attr in ("cuda", "to"):
+        for site in facts.method_calls(attr):
+            if site.qualname is None and len(site.node.args) == 1 and not site.node.keywords:
+                yield site.node.args[0], site, f".{attr}()"
+
+
+@python_rule("DSL103", "global-rank-as-device", severity=Severity.ERROR)
+def global_rank_as_device(ctx: PythonContext) -> Iterator[Report]:
+    """The global rank (0..world_size-1) used as a GPU index: fine on one node, wrong on the second."""
+    facts = ctx.facts
+    if not ctx.dist.is_multiprocess:
+        return
+    for index, site, what in _device_index_uses(facts):
+        source = _global_rank_source(facts, index, site.ctx.function)
+        if source is None:
+            continue
+        yield Report(index, f"the GPU index here comes from {source}, the global rank: on a second node it is "
+                     "larger than the GPU count ('invalid device ordinal'), and under mpirun/SLURM without "
+                     "LOCAL_RANK it does not match the GPU the rank should own; use the local rank "
+                     "(int(os.environ['LOCAL_RANK']) or rank % torch.cuda.device_count())")
+
+
+# -- DSL104 ----------------------------------------------------------------------------------
+
+def _backend_is_nccl(facts: ScriptFacts, site: CallSite) -> Optional[bool]:
+    backend = site.argument(0, "backend")
+    if backend is None:
+        return None  # default: nccl for CUDA tensors
+    value = literal(backend)
+    if isinstance(value, str):
+        return "nccl" in value.lower()
+    if isinstance(backend, ast.IfExp) and "nccl" in ast.unparse(backend):
+        return True
+    return False  # a variable: we do not know
+
+
+def _binds_device(facts: ScriptFacts) -> bool:
+    if set_device_sites(facts) or facts.calls_to("torch.cuda.device"):
+        return True
+    if facts.calls_to("deepspeed.initialize", "deepspeed.init_inference"):
+        return True  # the engine calls set_device(local_rank) itself
+    for node, _ in facts.of_type(ast.Subscript):
+        if literal(node.slice) == CVD:
+            return True
+    return False
+
+
+def _unindexed_cuda(facts: ScriptFacts) -> Optional[CallSite]:
+    for site in facts.calls:
+        if cuda_touch(site, facts):
+            return site
+    return None
+
+
+def _local_rank_in_scope(facts: ScriptFacts, site: CallSite) -> Optional[str]:
+    """A name that holds the local rank where `site` runs (assigned before it, or a parameter)."""
+    function = site.ctx.function
+    candidates = []
+    for a in facts.assignments:
+        if a.ctx.function is function and _before(a.node, site.node) and "." not in a.name and not a.ctx.guards:
+            value = a.value
+            inner = value.args[0] if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+                and value.func.id == "int" and value.args else value
+            if _env_key(inner) == "LOCAL_RANK" or (a.name.lower().replace("_", "") == "localrank" and mentions_rank(value)):
+                candidates.append(a.name)
+    if function is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        for arg in function.args.args + function.args.kwonlyargs:
+            if arg.arg.lower().replace("_", "") == "localrank":
+                candidates.append(arg.arg)
+    return candidates[0] if candidates else None
+
+
+@python_rule("DSL104", "process-group-without-device", severity=Severity.WARNING, fix=Applicability.UNSAFE)
+def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
+    """An NCCL process group while no rank ever selects its GPU."""
+    facts = ctx.facts
+    if ctx.dist.framework_places_devices or _binds_device(facts):
+        return
+    unindexed = _unindexed_cuda(facts)
+    barriers = [s for s in facts.calls_to("torch.distributed.barrier") if s.keyword("device_ids") is None]
+    if unindexed is None and not barriers:
+        return  # every placement names its device and nothing guesses one
+    for site in facts.calls_to(INIT_PG):
+        if site.keyword("device_id") is not None or site.has_star_kwargs or literal(site.keyword("world_size")) == 1:
+            continue
+        nccl = _backend_is_nccl(facts, site)
+        if nccl is False or (nccl is None and unindexed is None):
+            continue
+        if unindexed is not None:
+            symptom = (f"'{cuda_touch(unindexed, facts)}' on line {unindexed.node.lineno} then lands on cuda:0 in every "
+                       "rank (NCCL: 'Duplicate GPU detected'; otherwise GPU 0 runs out of memory)")
+        else:
+            symptom = (f"dist.barrier() on line {barriers[0].node.lineno} has to guess the GPU ('devices used by this "
+                       "process are currently unknown') and may hang")
+        fix = None
+        local_rank = _local_rank_in_scope(facts, site)
+        statement = statement_of(facts, site.node)
+        if local_rank and statement is not None and facts.imports.names.get("torch") == "torch":
+            fix = make_fix("insert-set-device", f"Call torch.cuda.set_device({local_rank}) before init_process_group",
+                           Applicability.UNSAFE, row=statement.lineno, column=statement.col_offset + 1,
+                           local_rank=local_rank)
+        yield Report(site.node, "NCCL process group started but no rank selects its GPU (no torch.cuda.set_device, "
+                     f"no device_id=): {symptom}; call torch.cuda.set_device(local_rank) first, or pass "
+                     "device_id=torch.device('cuda', local_rank)", fix=fix)
+
+
+@codemod_fixer("insert-set-device")
+def _insert_set_device(module, positions, params):
+    import libcst as cst
+
+    for node, where in positions.items():
+        if isinstance(node, cst.SimpleStatementLine) and where.start.line == params["row"] \
+                and where.start.column == params["column"] - 1:
+            target = node
+            break
+    else:
+        return None
+    if "set_device" in module.code_for_node(target):
+        return None
+    new = cst.parse_statement(f"torch.cuda.set_device({params['local_rank']})\n", config=module.config_for_parsing)
+    return module.deep_replace(target, cst.FlattenSentinel([new, target]))
+
+
+# -- DSL105 ----------------------------------------------------------------------------------
+
+@python_rule("DSL105", "cuda-before-set-device", severity=Severity.WARNING)
+def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
+    """CUDA used before the rank selects its GPU: a context (and maybe tensors) on cuda:0 in every rank."""
+    facts = ctx.facts
+    if not ctx.dist.is_multiprocess:
+        return
+    seen: set[int] = set()
+    for sd in set_device_sites(facts):
+        arg = sd.argument(0, "device")
+        if arg is None or literal(arg) is not None:
+            continue
+        function = sd.ctx.function
+        found: list[tuple[ast.AST, str]] = []
+        for site in facts.calls:
+            if site.ctx.function is function and _before(site.node, sd.node) and not _exclusive(site.ctx, sd.ctx):
+                why = cuda_touch(site, facts)
+                if why:
+                    found.append((site.node, why))
+                elif isinstance(site.node.func, ast.Name) and site.node.func.id in facts.functions \
+                        and site.node.func.id != getattr(function, "name", None):
+                    helper = facts.functions[site.node.func.id]
+                    inner = next((cuda_touch(s, facts) for s in facts.calls
+                                  if s.ctx.function is helper and cuda_touch(s, facts)), None)
+                    if inner:
+                        found.append((site.node, f"{site.node.func.id}() (which calls {inner})"))
+        if function is not None:
+            found += [(s.node, why) for s, why in _import_time_touches(facts)]
+        for node, why in found:
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            yield Report(node, f"{why} runs before torch.cuda.set_device on line {sd.node.lineno}: every rank creates a "
+                         "CUDA context (and puts these tensors) on cuda:0 first — GPU 0 fills with every rank's "
+                         "context; select the device first")
+
+
+# -- DSL106 ----------------------------------------------------------------------------------
+
+def _cvd_writes(facts: ScriptFacts) -> Iterator[tuple[ast.AST, Optional[ast.AST], Context]]:
+    """(statement or call, value or None, context) for each write of CUDA_VISIBLE_DEVICES."""
+    for node, where in facts.of_type(ast.Assign):
+        for target in node.targets:
+            if isinstance(target, ast.Subscript) and literal(target.slice) == CVD and (dotted(target.value) or "").endswith("environ"):
+                yield node, node.value, where
+    for attr in ("putenv", "setdefault"):
+        for site in facts.method_calls(attr):
+            if len(site.node.args) == 2 and literal(site.node.args[0]) == CVD:
+                yield site.node, site.node.args[1], site.ctx
+    for site in facts.method_calls("update"):
+        if (site.receiver or "").endswith("environ") and site.node.args and isinstance(site.node.args[0], ast.Dict):
+            for key, value in zip(site.node.args[0].keys, site.node.args[0].values):
+                if key is not None and literal(key) == CVD:
+                    yield site.node, value, site.ctx
+
+
+@python_rule("DSL106", "cuda-visible-devices-in-script", severity=Severity.WARNING)
+def cuda_visible_devices_in_script(ctx: PythonContext) -> Iterator[Report]:
+    """CUDA_VISIBLE_DEVICES set after CUDA started (ignored), or pinned to one GPU in a multi-rank script."""
+    facts = ctx.facts
+    import_time_inits = _import_time_touches(facts, cuda_runtime_init)
+    for node, value, where in _cvd_writes(facts):
+        earlier = None
+        for site in facts.calls:
+            if site.ctx.function is where.function and _before(site.node, node) and not _exclusive(site.ctx, where):
+                why = cuda_runtime_init(site, facts)
+                if why:
+                    earlier = (site.node, why)
+                    break
+        if earlier is None and where.function is not None and import_time_inits:
+            earlier = (import_time_inits[0][0].node, import_time_inits[0][1])
+        if earlier is not None:
+            yield Report(node, f"CUDA_VISIBLE_DEVICES is set after {earlier[1]} on line {earlier[0].lineno} started CUDA: "
+                         "the device list is already fixed, so this has no effect and the process uses the GPUs it "
+                         "saw first; set it in the launch command or before anything touches CUDA")
+            continue
+        device = literal(value)
+        if isinstance(device, (str, int)) and str(device).strip().isdigit() and ctx.dist.is_multiprocess \
+                and not _conditional(ctx, node) and not where.guards:
+            yield Report(node, f"CUDA_VISIBLE_DEVICES={str(device).strip()} in a script that runs as several processes "
+                         f"(it {ctx.dist.multiprocess_evidence[0].what}): every rank sees only GPU {str(device).strip()} — "
+                         "they all share it, and local ranks above 0 fail with 'invalid device ordinal'; let the "
+                         "launcher choose the GPUs")
+
+
+# -- DSL107 ----------------------------------------------------------------------------------
+
+def _fork_sites(facts: ScriptFacts) -> Iterator[tuple[CallSite, str, ast.AST]]:
+    """(call, description, the point where processes are forked) for each fork-based start."""
+    for site in facts.calls_to(*LIGHTNING_TRAINERS, *FABRIC):
+        name = literal(site.keyword("strategy"))
+        if not isinstance(name, str):
+            continue
+        entry = strategy_entry(name, fabric=site.qualname in FABRIC)
+        if entry is None or entry[1].get("start_method") != "fork":
+            continue
+        point: ast.AST = site.node
+        owner = _assigned_to(facts, site)
+        if owner:
+            later = [s.node for attr in ("fit", "validate", "test", "predict", "launch")
+                     for s in facts.method_calls(attr) if s.receiver == owner and s.ctx.function is site.ctx.function]
+            if later:
+                point = max(later, key=lambda n: (n.lineno, n.col_offset))
+        yield site, f'strategy="{name}" (forks the processes)', point
+    for site in facts.calls_to(START_PROCESSES):
+        if literal(site.keyword("start_method")) == "fork":
+            yield site, 'start_processes(start_method="fork")', site.node
+    for site in facts.calls_to(NOTEBOOK_LAUNCHER):
+        yield site, "accelerate.notebook_launcher (forks the processes)", site.node
+
+
+def _assigned_to(facts: ScriptFacts, site: CallSite) -> Optional[str]:
+    parent = site.ctx.parent
+    if isinstance(parent, ast.Assign) and parent.value is site.node and len(parent.targets) == 1:
+        return dotted(parent.targets[0])
+    return None
+
+
+@python_rule("DSL107", "fork-after-cuda", severity=Severity.ERROR)
+def fork_after_cuda(ctx: PythonContext) -> Iterator[Report]:
+    """Forking processes after the parent initialised CUDA: the children cannot use CUDA."""
+    facts = ctx.facts
+    for site, what, point in _fork_sites(facts):
+        earlier = None
+        for other in facts.calls:
+            if other.ctx.function is site.ctx.function and _before(other.node, point) and not _exclusive(other.ctx, site.ctx):
+                why = cuda_touch(other, facts)
+                if why:
+                    earlier = (other.node, why)
+                    break
+        if earlier is None and site.ctx.function is not None:
+            touches = _import_time_touches(facts)
+            if touches:
+                earlier = (touches[0][0].node, touches[0][1])
+        if earlier is None:
+            continue
+        yield Report(site.node, f"{what} after {earlier[1]} on line {earlier[0].lineno} initialised CUDA in the parent: "
+                     "forked children fail with 'Cannot re-initialize CUDA in forked subprocess'; keep the parent "
+                     "CUDA-free (let the strategy move the model) or use a spawn-based start",
+                     related=[])
+
+
+# -- DSL108 and the spawner facts ------------------------------------------------------------
+
+def _spawner_sites(facts: ScriptFacts) -> Iterator[tuple[CallSite, str]]:
+    for site in facts.calls_to(SPAWN):
+        yield site, "torch.multiprocessing.spawn"
+    for site in facts.calls_to(START_PROCESSES):
+        yield site, "torch.multiprocessing.start_processes"
+    for site in facts.calls_to(NOTEBOOK_LAUNCHER):
+        yield site, "accelerate.notebook_launcher"
+    for site in facts.calls_to(*LIGHTNING_TRAINERS):
+        yield site, "lightning.pytorch.Trainer"
+    for site in facts.calls_to(*FABRIC):
+        yield site, "lightning.fabric.Fabric"
+
+
+def _strategy_start_method(site: CallSite, facts: ScriptFacts) -> Optional[str]:
+    """popen (joins a launched world, else re-runs the script), spawn or fork; None when unknown."""
+    strategy = site.keyword("strategy")
+    if strategy is None:
+        return "popen"
+    name = literal(strategy)
+    if isinstance(name, str):
+        entry = strategy_entry(name, fabric=site.qualname in FABRIC)
+        if entry is not None:
+            return entry[1].get("start_method", "popen")
+        return "popen" if name in ("auto", "deepspeed", "fsdp") else None
+    if isinstance(strategy, ast.Call):
+        method = literal(next((k.value for k in strategy.keywords if k.arg == "start_method"), None))
+        if method is not None:
+            return method
+        return "popen"
+    return None
+
+
+@summary_extractor("spawners")
+def spawners(facts: ScriptFacts) -> list[dict]:
+    """Every in-script process starter, as plain data for the launch-side rules.
+
+    `joins_launcher`: True when an outside launcher's ranks make it start nothing (Lightning's
+    popen strategies see LOCAL_RANK / SLURM / torchelastic and join), False when it starts
+    processes whatever launched the script (mp.spawn, spawn/fork strategies), None if unknown.
+    """
+    out = []
+    for site, kind in _spawner_sites(facts):
+        span = facts.lines.span_of_node(site.node)
+        record = {"kind": kind, "row": span.start.row, "column": span.start.column,
+                  "end_row": span.end.row, "end_column": span.end.column,
+                  "function": getattr(site.ctx.function, "name", None),
+                  "conditional": any("__main__" not in ast.unparse(g.test) for g, _ in site.ctx.guards)}
+        if kind.startswith("torch.multiprocessing"):
+            nprocs = literal(site.argument(2, "nprocs"))
+            record.update(nprocs=nprocs if isinstance(nprocs, int) else None, joins_launcher=False,
+                          start_method=literal(site.keyword("start_method")) or "spawn")
+        elif kind == "accelerate.notebook_launcher":
+            n = literal(site.argument(2, "num_processes"))
+            record.update(nprocs=n if isinstance(n, int) else None, joins_launcher=False, start_method="fork")
+        else:
+            devices = site.keyword("devices") or site.keyword("gpus")
+            strategy = site.keyword("strategy")
+            method = _strategy_start_method(site, facts)
+            record.update(devices=literal(devices) if devices is not None else None,
+                          devices_source=ast.unparse(devices) if devices is not None else None,
+                          num_nodes=literal(site.keyword("num_nodes")),
+                          strategy=literal(strategy) if literal(strategy) is not None else
+                          (ast.unparse(strategy) if strategy is not None else None),
+                          start_method=method, multiprocess=trainer_is_multiprocess(site),
+                          joins_launcher=None if method is None else method == "popen")
+        out.append(record)
+    return out
+
+
+def _needs_outside_launcher(facts: ScriptFacts, spawner: CallSite) -> Optional[tuple[ast.AST, str]]:
+    """Something the spawning process itself runs that only works under torchrun/deepspeed."""
+    def unconditional(where: Context) -> bool:
+        return all("__main__" in ast.unparse(g.test) for g, _ in where.guards)
+
+    for node, where in facts.of_type(ast.Subscript):
+        if _env_key(node) == "LOCAL_RANK" and unconditional(where) and (
+                (where.function is spawner.ctx.function and _before(node, spawner.node))
+                or (where.at_import_time and not under_main_guard(where))):
+            return node, 'reads os.environ["LOCAL_RANK"] (set only by an outside launcher)'
+    for site in facts.calls_to(INIT_PG):
+        if unconditional(site.ctx) and site.ctx.function is spawner.ctx.function and _before(site.node, spawner.node):
+            return site.node, "already calls init_process_group in the process that spawns"
+    return None
+
+
+@python_rule("DSL108", "spawn-under-launcher", severity=Severity.ERROR)
+def spawn_under_launcher(ctx: PythonContext) -> Iterator[Report]:
+    """The script expects an outside launcher and starts its own processes too: two launchers."""
+    facts = ctx.facts
+    for site in facts.calls_to(SPAWN) + facts.calls_to(START_PROCESSES):
+        if not all("__main__" in ast.unparse(g.test) for g, _ in site.ctx.guards):
+            continue
+        found = _needs_outside_launcher(facts, site)
+        if found is None:
+            continue
+        node, what = found
+        yield Report(site.node, f"this script {what} on line {node.lineno} and also starts its own processes here: "
+                     "each process the launcher starts spawns its own set, so the GPUs hold several worlds "
+                     "(k processes per GPU, each world k times slower); use one launcher — drop the spawn call "
+                     "under torchrun, or drop the launcher")
