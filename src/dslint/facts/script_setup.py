@@ -404,7 +404,7 @@ class _Extractor:
                     self.out.saves.append(WeightSave(self.span(site.node), what))
         if self.out.hf_trainer:
             for site in self.f.method_calls("save_model"):
-                if site.receiver is not None and "trainer" in site.receiver.lower():
+                if site.receiver is not None:
                     self.out.saves.append(WeightSave(self.span(site.node), "trainer.save_model"))
 
     def run(self) -> ScriptSetupFacts:

@@ -95,6 +95,12 @@ PURE_RENAMES = {"bfloat16": "bf16",
                 "stage3_gather_fp16_weights_on_model_save": "gather_16bit_weights_on_model_save"}
 
 
+def _precision_clash(problem: ConfigProblem) -> bool:
+    """fp16 + bf16 both enabled is DSL606's finding."""
+    return problem.kind == BAD_VALUE and problem.path[-1:] == ("enabled",) and \
+        str(problem.path[0]) in ("fp16", "bf16", "bfloat16") and "simultaneously" in problem.message
+
+
 @config_rule("DSL601", "unknown-config-key", fix=Applicability.SAFE)
 def unknown_config_key(ctx: ConfigContext) -> Iterator[Report]:
     """A key DeepSpeed does not know at that level: ignored silently at the top level, a
@@ -102,6 +108,8 @@ def unknown_config_key(ctx: ConfigContext) -> Iterator[Report]:
     for problem in problems(ctx.doc, ctx.settings, "accelerate"):
         if problem.kind not in (UNKNOWN_KEY, MISPLACED_KEY):
             continue
+        if problem.kind == UNKNOWN_KEY and str(problem.path[-1]).startswith("_") and len(problem.path) == 1:
+            continue  # "_comment": the JSON way to annotate, ignored by DeepSpeed on purpose
         fix = rename_fix(ctx.doc, problem, "rename") if problem.kind == UNKNOWN_KEY else None
         yield Report(span_of(ctx.doc, problem), problem.message, fix=fix)
 
@@ -120,7 +128,8 @@ def invalid_config_value(ctx: ConfigContext) -> Iterator[Report]:
     """A value of the wrong type or out of range for DeepSpeed's schema (DSL607 owns fractional
     bucket sizes)."""
     for problem in problems(ctx.doc, ctx.settings, "accelerate"):
-        if problem.kind in (BAD_TYPE, BAD_VALUE) and not is_fractional_bucket(problem, ctx.doc):
+        if problem.kind in (BAD_TYPE, BAD_VALUE) and not is_fractional_bucket(problem, ctx.doc) \
+                and not _precision_clash(problem):
             yield Report(span_of(ctx.doc, problem), problem.message)
 
 

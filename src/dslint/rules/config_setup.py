@@ -211,3 +211,128 @@ def _to_deepspeed_cpu_adam(module, positions, params):
     context = CodemodContext()
     AddImportsVisitor.add_needed_import(context, "deepspeed.ops.adam", "DeepSpeedCPUAdam")
     return AddImportsVisitor(context).transform_module(new_module)
+
+
+# -- ZeRO-3 saves, HF scheduler, json.load readers, Lightning accumulation --------------------------
+
+def _linked(ctx: SetupContext):
+    """(setup, config doc) for every setup linked to a config file of the project, once per pair."""
+    seen = set()
+    for setup in link_setups(ctx.project, ctx.settings):
+        path = setup.config.path
+        if path and path in ctx.project.configs and (setup.script_path, path) not in seen:
+            seen.add((setup.script_path, path))
+            yield setup, ctx.project.configs[path]
+
+
+GATHER_KEYS = ("stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save",
+               "stage3_gather_fp16_weights_on_model_save")
+
+
+@setup_rule("DSL611", "zero3-save-without-gather", fix=Applicability.UNSAFE)
+def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
+    """ZeRO-3 and a 16-bit weights save, but the config does not gather the weights to save them."""
+    from .config_checks import insert_pair_edit, replace_value_edit
+
+    for setup, doc in _linked(ctx):
+        value = doc.value
+        zero = value.get("zero_optimization")
+        if not isinstance(zero, dict) or zero.get("stage") not in (3, "3") or not setup.facts.saves:
+            continue
+        key = next((k for k in GATHER_KEYS if k in zero), None)
+        current = zero.get(key) if key else None
+        if current is True or (current == "auto" and setup.config.consumer == "accelerate"):
+            continue
+        save = setup.facts.saves[0]
+        consequence = {
+            "save_16bit_model": "engine.save_16bit_model() saves nothing (it logs that the weights were not gathered and returns False)",
+            "save_fp16_model": "engine.save_fp16_model() saves nothing",
+            "trainer.save_model": "the HF Trainer's save_model() writes no consolidated weights, only a ZeRO checkpoint to convert with zero_to_fp32.py (older versions wrote weight files of a few hundred KB)",
+            "accelerator.get_state_dict": "accelerator.get_state_dict() raises ValueError for ZeRO-3 without the gather",
+        }[save.what]
+        zero_node = doc.node(("zero_optimization",))
+        fix = None
+        if doc.strict:
+            if key is not None:
+                edit = replace_value_edit(doc, zero_node.children[key], "true")
+            else:
+                edit = insert_pair_edit(doc, zero_node, "stage3_gather_16bit_weights_on_model_save", "true")
+            if edit is not None:
+                fix = make_fix("edits", "set stage3_gather_16bit_weights_on_model_save to true", Applicability.UNSAFE,
+                               edits=(edit,))
+        target = zero_node.children[key].span if key else (zero_node.key_span or zero_node.span)
+        why = ("'auto' here is filled by Accelerate only, not by the HF Trainer, so it becomes false"
+               if current == "auto" else f"{key or 'stage3_gather_16bit_weights_on_model_save'} is "
+               f"{'false' if key else 'not set (default false)'}")
+        yield Report(target,
+                     f"ZeRO stage 3 with {why}: {consequence} ({setup.script_path}:{save.span.start.row}). Set "
+                     f"\"stage3_gather_16bit_weights_on_model_save\": true (it gathers the full weights on rank 0 at "
+                     f"save time), or save a ZeRO checkpoint and convert it with zero_to_fp32.py.",
+                     path=setup.config.path, fix=fix,
+                     related=[(setup.script_path, save.span, "saves 16-bit weights")])
+
+
+@setup_rule("DSL612", "scheduler-overrides-hf-trainer")
+def scheduler_overrides_hf_trainer(ctx: SetupContext) -> Iterator[Report]:
+    """A `scheduler` section in a config the HF Trainer reads silently replaces the Trainer's own."""
+    for setup, doc in _linked(ctx):
+        if setup.config.consumer != "hf" or not setup.facts.hf_trainer:
+            continue
+        node = doc.node(("scheduler",))
+        if node is None or not isinstance(node.value, dict):
+            continue
+        kind = node.value.get("type")
+        asked = (f"TrainingArguments(lr_scheduler_type={setup.facts.hf_lr_scheduler!r}) is ignored"
+                 if setup.facts.hf_lr_scheduler else "--lr_scheduler_type and the Trainer's own schedule are ignored")
+        yield Report(node.key_span or node.span,
+                     f"this config's scheduler ({kind!r}) replaces the HF Trainer's: {asked}, and a WarmupLR keeps the "
+                     f"learning rate flat after warm-up. Remove the section to use the Trainer's scheduler, or keep it "
+                     f"on purpose.", path=setup.config.path)
+
+
+@setup_rule("DSL615", "config-not-json-for-json-load", severity=Severity.ERROR)
+def config_not_json_for_json_load(ctx: SetupContext) -> Iterator[Report]:
+    """Comments or trailing commas in a config that the HF Trainer, Accelerate or Lightning read
+    with json.load (DeepSpeed itself reads paths with hjson and accepts them)."""
+    import json
+
+    from ..model import Span
+    from ..textpos import LineIndex
+
+    seen = set()
+    for setup, doc in _linked(ctx):
+        consumer = setup.config.consumer
+        if doc.strict or consumer not in ("hf", "accelerate", "lightning", "fabric") or setup.config.path in seen:
+            continue
+        seen.add(setup.config.path)
+        try:
+            json.loads(doc.text)
+            continue
+        except json.JSONDecodeError as error:
+            lines = LineIndex(doc.text)
+            start = lines.offset(error.lineno, error.colno)
+            span: Span = lines.span(start, min(start + 1, len(doc.text)))
+            reader = {"hf": "the HF Trainer", "accelerate": "Accelerate", "lightning": "Lightning's DeepSpeedStrategy",
+                      "fabric": "Lightning's DeepSpeedStrategy"}[consumer]
+            yield Report(span,
+                         f"{reader} loads this config with json.load, which rejects it here (JSONDecodeError: "
+                         f"{error.msg}); DeepSpeed alone would accept it (hjson). Remove the comments and trailing "
+                         f"commas (a \"_comment\" key is the usual way to annotate).", path=setup.config.path,
+                         related=setup.launch_related("reads the config") if setup.command is not None else [])
+
+
+@setup_rule("DSL617", "accumulation-in-lightning-config", severity=Severity.ERROR)
+def accumulation_in_lightning_config(ctx: SetupContext) -> Iterator[Report]:
+    """gradient_accumulation_steps in a DeepSpeed config passed to a Lightning Trainer."""
+    for setup, doc in _linked(ctx):
+        site = setup.lightning
+        if setup.config.consumer != "lightning" or site is None or site.kind != "trainer":
+            continue
+        node = doc.node(("gradient_accumulation_steps",))
+        if node is None:
+            continue
+        yield Report(node.pair_span or node.span,
+                     "the Lightning Trainer sets gradient_accumulation_steps from Trainer(accumulate_grad_batches=...) "
+                     "and raises MisconfigurationException ('Do not set gradient_accumulation_steps in the DeepSpeed "
+                     "config') when the config has it. Remove it (and train_batch_size, which then no longer adds up) "
+                     "and pass accumulate_grad_batches to the Trainer.", path=setup.config.path)
