@@ -33,9 +33,12 @@ class Context:
         return self.function is None
 
     def replace(self, **changes) -> "Context":
-        values = {name: getattr(self, name) for name in self.__slots__}
-        values.update(changes)
-        return Context(**values)
+        get = changes.get
+        return Context(get("function", self.function), get("class_", self.class_), get("loops", self.loops),
+                       get("guards", self.guards), get("withs", self.withs), get("parent", self.parent))
+
+    def with_parent(self, parent: ast.AST) -> "Context":
+        return Context(self.function, self.class_, self.loops, self.guards, self.withs, parent)
 
 
 @dataclass
@@ -131,6 +134,22 @@ class ScriptFacts:
 # Node types that no rule asks for; not indexed, to keep the walk lean.
 _NOT_INDEXED = (ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.operator, ast.cmpop,
                 ast.boolop, ast.unaryop, ast.arg, ast.arguments, ast.keyword, ast.alias)
+# Of those, the ones with no node below them that is indexed: never pushed on the walk's stack.
+# (Name's only child is its Load/Store context.) About half the nodes of a script are these.
+_LEAVES = frozenset(
+    cls for cls in vars(ast).values()
+    if isinstance(cls, type) and issubclass(cls, (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.cmpop,
+                                                  ast.boolop, ast.unaryop, ast.alias))
+)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold nodes
+_INDEXED: dict[type, bool] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f != "ctx")
+    return fields
 
 
 def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
@@ -143,11 +162,23 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
     root = Context()
     stack: list[tuple[ast.AST, Context]] = [(stmt, root) for stmt in reversed(tree.body)]
     push = stack.append
+    pop = stack.pop
+    leaves = _LEAVES
+    indexed_types = _INDEXED
+    AST = ast.AST
     while stack:
-        node, ctx = stack.pop()
+        node, ctx = pop()
         kind = type(node)
-        if not isinstance(node, _NOT_INDEXED):
-            nodes.setdefault(kind, []).append((node, ctx))
+        if kind in leaves:
+            continue
+        indexed = indexed_types.get(kind)
+        if indexed is None:
+            indexed = indexed_types[kind] = not issubclass(kind, _NOT_INDEXED)
+        if indexed:
+            entries = nodes.get(kind)
+            if entries is None:
+                entries = nodes[kind] = []
+            entries.append((node, ctx))
             ctx_of[id(node)] = ctx
         if kind is ast.Call:
             calls.append((node, ctx))
@@ -214,9 +245,21 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
                 targets = node.targets if kind is ast.Assign else [node.target]
                 for target in targets:
                     _record_assignment(facts, target, value, node, ctx)
-        child_ctx = ctx if ctx.parent is node else ctx.replace(parent=node)
-        for child in ast.iter_child_nodes(node):
-            push((child, child_ctx))
+        # The children of any other node: `ast.iter_child_nodes` order, leaves skipped, and the
+        # child context (parent = this node) made only when a child needs it.
+        child_ctx = ctx if ctx.parent is node else None
+        for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for child in value:
+                    if isinstance(child, AST) and type(child) not in leaves:
+                        if child_ctx is None:
+                            child_ctx = ctx.with_parent(node)
+                        push((child, child_ctx))
+            elif isinstance(value, AST) and type(value) not in leaves:
+                if child_ctx is None:
+                    child_ctx = ctx.with_parent(node)
+                push((value, child_ctx))
 
     by_q = facts._by_qualname
     by_attr = facts._by_attr
