@@ -118,3 +118,21 @@ def test_no_fix_when_the_condition_reads_more_than_the_rank(project):
 def test_non_deepspeed_save_checkpoint_is_not_an_engine(project):
     project.write({"train.py": HEADER + "def main(rank, saver):\n    if rank == 0:\n        saver.save_checkpoint('x')\n"})
     assert rows(project, "DSL502") == []
+
+
+def test_condition_that_lets_fsdp_ranks_through_is_not_flagged(project):
+    project.write({"train.py": (
+        "from accelerate import Accelerator\n\naccelerator = Accelerator()\n"
+        "is_fsdp = getattr(accelerator.state, 'fsdp_plugin', None) is not None\n"
+        "if accelerator.is_main_process or is_fsdp:\n    if step % 500 == 0:\n        accelerator.save_state('ckpt')\n"
+    )})
+    assert rows(project, "DSL502") == []
+
+
+def test_diffusers_style_save_state_with_deepspeed_support_is_flagged(project):
+    project.write({"train.py": (
+        "from accelerate import Accelerator\nfrom accelerate.state import AcceleratorState\n\n"
+        "accelerator = Accelerator()\ndeepspeed_plugin = AcceleratorState().deepspeed_plugin\n"
+        "if step % 500 == 0:\n    if accelerator.is_main_process:\n        accelerator.save_state('ckpt')\n"
+    )})
+    assert rows(project, "DSL502") == [(8, "DSL502")]

@@ -130,8 +130,8 @@ def rank_only_decorator(facts: ScriptFacts, function: ast.AST) -> Optional[ast.A
 
 def _names_sharded_backend(test: ast.AST) -> bool:
     """`if is_main_process or distributed_type == DistributedType.DEEPSPEED`: the author let the shards through."""
-    text = ast.unparse(test)
-    return "DEEPSPEED" in text or "FSDP" in text or "distributed_type" in text
+    text = ast.unparse(test).lower()
+    return "deepspeed" in text or "fsdp" in text or "distributed_type" in text
 
 
 def _ends_in_exit(body: list) -> bool:
