@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import TextIO
+from urllib.parse import quote
 
 from .. import __version__
 from ..model import Finding, Severity
@@ -42,7 +43,7 @@ def sarif_document(findings: list[Finding]) -> dict:
             "message": {"text": f.message},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": Path(f.path).as_posix()},
+                    "artifactLocation": {"uri": quote(Path(f.path).as_posix())},  # a URI: "a b.py" -> "a%20b.py"
                     "region": {"startLine": f.span.start.row, "startColumn": f.span.start.column,
                                "endLine": f.span.end.row, "endColumn": max(f.span.end.column, 1)},
                 }
