@@ -243,6 +243,8 @@ def explain_command(code: str = typer.Argument(..., help="A rule code, e.g. DSL1
     code = code.upper()
     if code not in rules:
         close = difflib.get_close_matches(code, list(rules), n=3)
+        # ties in similarity: prefer the code that differs in the fewest positions (a typo'd digit)
+        close.sort(key=lambda c: -sum(a == b for a, b in zip(code, c)))
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
         raise UsageError(f"unknown rule {code}{hint}; `dslint rules` lists them")
     doc = rule_doc(code)
