@@ -81,3 +81,58 @@ def test_bounded_small_or_unknown_workspaces_are_not_flagged(project):
         "f.py": INFERENCE.format(batch=150, extra='config={"replace_with_kernel_inject": True, "max_out_tokens": 64}'),
     })
     assert rows(project, "DSL403") == []
+
+
+DISTILL = """import torch
+import torch.nn.functional as F
+
+
+class Distiller:
+    def __init__(self, student, teacher):
+        self.student = student
+        self.teacher = teacher.cuda()
+        self.teacher.eval()
+
+    def step(self, x, optimizer):
+        s = self.student(x)
+        t = self.teacher(x)
+        loss = F.mse_loss(s, t)
+        loss.backward()
+        optimizer.step()
+"""
+
+
+def test_teacher_in_eval_run_with_grad_in_a_training_step(project):
+    project.write({"distill.py": DISTILL})
+    assert rows(project, "DSL402") == [13]
+
+
+def test_teacher_under_no_grad_or_frozen_or_handed_on_is_not_flagged(project):
+    project.write({
+        "a.py": DISTILL.replace("        t = self.teacher(x)", "        with torch.no_grad():\n            t = self.teacher(x)"),
+        "b.py": DISTILL.replace("        self.teacher.eval()", "        self.teacher.eval()\n        freeze(self.teacher)"),
+        "c.py": DISTILL.replace("        self.teacher.eval()",
+                                "        self.teacher.eval()\n        for p in self.teacher.parameters():\n"
+                                "            p.requires_grad = False"),
+        "d.py": DISTILL.replace("        loss.backward()\n", ""),
+    })
+    assert rows(project, "DSL402") == []
+
+
+def test_lightning_training_step_counts_as_a_training_step(project):
+    project.write({"lit.py": (
+        "import torch\nimport lightning as L\n\n\nclass KD(L.LightningModule):\n"
+        "    def __init__(self, teacher):\n        super().__init__()\n        self.teacher = teacher\n"
+        "        self.teacher.eval()\n\n    def training_step(self, batch, i):\n"
+        "        return (self.student(batch) - self.teacher(batch)).pow(2).mean()\n"
+    )})
+    assert rows(project, "DSL402") == [12]
+
+
+def test_freeze_fix_chains_requires_grad_and_is_idempotent(project):
+    project.write({"distill.py": DISTILL})
+    project.fix(unsafe=True, select=["DSL402"])
+    expected = DISTILL.replace("        self.teacher.eval()", "        self.teacher.eval().requires_grad_(False)")
+    assert project.read("distill.py") == expected
+    project.fix(unsafe=True, select=["DSL402"])
+    assert project.read("distill.py") == expected

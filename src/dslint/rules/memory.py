@@ -232,3 +232,86 @@ def ds_inference_workspace_unbounded(ctx: PythonContext) -> Iterator[Report]:
                      "minus ~0.5 GB, and allocates it "
                      "outside PyTorch's allocator (torch.cuda.memory_* do not show it); the next PyTorch allocation, "
                      "e.g. the logits, runs out of memory. Pass max_out_tokens=<prompt + new tokens>")
+
+
+# -- DSL402: a frozen (eval-only) model run with autograd on inside a training step -------------------
+
+_BACKWARD = ("backward", "manual_backward")
+_TRAINING_HOOKS = ("training_step",)
+
+
+def _eval_targets(facts: ScriptFacts) -> dict[str, ast.Call]:
+    """Models put in eval mode: `teacher.eval()` or `teacher = load(...).eval()` → the `.eval()` call."""
+    found: dict[str, ast.Call] = {}
+    for site in facts.method_calls("eval"):
+        if site.node.args or site.node.keywords or not isinstance(site.node.func, ast.Attribute):
+            continue
+        parent = site.ctx.parent
+        if isinstance(parent, ast.Expr) and site.receiver:
+            found.setdefault(site.receiver, site.node)
+        elif isinstance(parent, ast.Assign) and parent.value is site.node and len(parent.targets) == 1:
+            name = dotted(parent.targets[0])
+            if name:
+                found.setdefault(name, site.node)
+    return found
+
+
+def _is_trained_or_handed_on(facts: ScriptFacts, name: str) -> bool:
+    """Anything that may train or freeze the model: .train(), its parameters, requires_grad_, passing it on."""
+    for site in facts.calls:
+        func = site.node.func
+        if isinstance(func, ast.Attribute):
+            base = ast.unparse(func.value)
+            if base in (name, f"{name}.eval()", f"{name}.module") and func.attr in (
+                    "train", "parameters", "named_parameters", "requires_grad_", "state_dict", "load_state_dict"):
+                return True
+        for arg in [*site.node.args, *(k.value for k in site.node.keywords)]:
+            if dotted(arg) == name:
+                return True
+    return False
+
+
+def _training_function(facts: ScriptFacts, function: ast.AST) -> bool:
+    if getattr(function, "name", "") in _TRAINING_HOOKS:
+        return True
+    return any(site.attr in _BACKWARD for site in _function_calls(facts, function))
+
+
+@python_rule("DSL402", "frozen-model-records-gradients", severity=Severity.WARNING, fix=Applicability.UNSAFE)
+def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
+    """A model only ever used in eval mode (a teacher, a reference model) runs with autograd on in a training step."""
+    facts = ctx.facts
+    if not facts.uses("torch"):
+        return
+    for name, eval_call in _eval_targets(facts).items():
+        if _is_trained_or_handed_on(facts, name):
+            continue
+        for site in facts.calls:
+            function = site.ctx.function
+            if function is None or dotted(site.node.func) not in (name, f"{name}.forward", f"{name}.module"):
+                continue
+            if _grad_off_around(facts, site.node) or not _training_function(facts, function):
+                continue
+            span = facts.lines.span_of_node(eval_call)
+            yield Report(site.node, f"{name} is only ever in eval mode (line {eval_call.lineno}) and never trained here, "
+                         f"but {getattr(function, 'name', 'this function')}() runs it with autograd on: its "
+                         "activations are kept for the backward and, where its output reaches the loss, every one of "
+                         f"its parameters gets a gradient buffer; freeze it ({name}.requires_grad_(False)) or run it "
+                         "under torch.no_grad()",
+                         fix=make_fix("freeze-eval-model", f"Freeze {name}: .eval().requires_grad_(False)",
+                                      Applicability.UNSAFE, row=span.start.row, column=span.start.column,
+                                      end_row=span.end.row, end_column=span.end.column))
+            break
+
+
+@codemod_fixer("freeze-eval-model")
+def _freeze_eval_model(module, positions, params):
+    import libcst as cst
+
+    from ..fixes import node_at
+
+    call = node_at(positions, cst.Call, params["row"], params["column"], params["end_row"], params["end_column"])
+    if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "eval":
+        return None
+    frozen = cst.Call(func=cst.Attribute(value=call, attr=cst.Name("requires_grad_")), args=[cst.Arg(cst.Name("False"))])
+    return module.deep_replace(call, frozen)
