@@ -136,3 +136,11 @@ def test_freeze_fix_chains_requires_grad_and_is_idempotent(project):
     assert project.read("distill.py") == expected
     project.fix(unsafe=True, select=["DSL402"])
     assert project.read("distill.py") == expected
+
+
+def test_report_2_shape_batch_of_repeated_prompts(project):
+    project.write({"generate.py": (
+        "import deepspeed\nimport torch\n\nengine = deepspeed.init_inference(model, dtype=torch.bfloat16, "
+        "replace_with_kernel_inject=True)\nids = tokenizer(['Hello'] * 150, return_tensors='pt').input_ids\n"
+    )})
+    assert rows(project, "DSL403") == [4]

@@ -182,7 +182,7 @@ _LARGE_BATCH = 32
 
 
 def _largest_batch_size(facts: ScriptFacts) -> Optional[int]:
-    """The largest batch size written in the script: a `batch_size=` literal or a `--batch_size` default."""
+    """The largest batch written in the script: `batch_size=`, a `--batch_size` default, `[prompt] * n`."""
     sizes = []
     for site in facts.calls:
         value = literal(site.keyword("batch_size"))
@@ -192,6 +192,12 @@ def _largest_batch_size(facts: ScriptFacts) -> Optional[int]:
             default = literal(site.keyword("default"))
             if isinstance(default, int) and not isinstance(default, bool):
                 sizes.append(default)
+    for node, _ in facts.of_type(ast.BinOp):
+        # a batch of prompts built as `["prompt"] * 150` (report 2's shape)
+        if isinstance(node.op, ast.Mult) and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List)):
+            count = literal(node.right if isinstance(node.left, ast.List) else node.left)
+            if isinstance(count, int) and not isinstance(count, bool):
+                sizes.append(count)
     return max(sizes) if sizes else None
 
 
