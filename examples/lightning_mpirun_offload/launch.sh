@@ -1,0 +1,2 @@
+#!/bin/bash
+mpirun -np 2 python train.py
