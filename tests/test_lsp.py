@@ -229,14 +229,42 @@ async def test_settings_come_from_the_workspace_pyproject(client, tmp_path):
     await until(lambda: codes(client, uri) == ["DSL101"])
 
 
-async def test_a_config_change_relints_the_open_scripts(client, tmp_path):
-    script = open_doc(client, tmp_path / "train.py", TRAIN)
-    config = open_doc(client, tmp_path / "ds_config.json", '{"train_batch_size": 8}\n', language_id="json")
-    await until(lambda: codes(client, script) == ["DSL102"] and codes(client, config) is not None)
-    before = len([p for p in client.published if p.uri == script])
-    change_doc(client, config, '{"train_batch_size": 16}\n', 2)
-    await until(lambda: len([p for p in client.published if p.uri == script]) > before)
-    assert codes(client, script) == ["DSL102"]
+DS_TRAIN = """import argparse
+import deepspeed
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--local_rank", type=int, default=-1)
+parser = deepspeed.add_config_arguments(parser)
+args = parser.parse_args()
+model = torch.nn.Linear(8, 8)
+engine, optimizer, _, _ = deepspeed.initialize(args=args, model=model, model_parameters=model.parameters())
+"""
+OFFLOAD = """{
+  "train_micro_batch_size_per_gpu": 4,
+  "gradient_accumulation_steps": 1,
+  "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}
+}
+"""
+LAUNCH = "deepspeed --num_gpus=8 train.py --deepspeed --deepspeed_config ds_config.json\n"
+
+
+async def test_a_config_change_relints_the_launch_script_that_uses_it(client, tmp_path):
+    (tmp_path / "train.py").write_text(DS_TRAIN)
+    (tmp_path / "ds_config.json").write_text(OFFLOAD)
+    launch = open_doc(client, tmp_path / "launch.sh", LAUNCH, language_id="shellscript")
+    config = open_doc(client, tmp_path / "ds_config.json", OFFLOAD, language_id="json")
+    await until(lambda: codes(client, launch) == ["DSL201"] and codes(client, config) == [])
+    # unsaved: the config on disk still offloads, the buffer no longer does
+    change_doc(client, config, OFFLOAD.replace(', "offload_optimizer": {"device": "cpu"}', ""), 2)
+    await until(lambda: codes(client, launch) == [])
+    change_doc(client, config, OFFLOAD, 3)
+    await until(lambda: codes(client, launch) == ["DSL201"])
+    actions = await actions_for(client, launch, client.diagnostics[launch])
+    ignore = next(a for a in actions if a.title == "dslint: ignore DSL201 on this line")
+    assert apply(LAUNCH, ignore.edit.changes[launch]) == LAUNCH.rstrip("\n") + "  # noqa: DSL201\n"
+    change_doc(client, launch, apply(LAUNCH, ignore.edit.changes[launch]), 2)
+    await until(lambda: codes(client, launch) == [] and last_version(client, launch) == 2)
 
 
 async def test_malformed_documents_never_crash_the_server(client, tmp_path):

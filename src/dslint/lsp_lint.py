@@ -20,7 +20,7 @@ from .model import Finding, UsageError
 from .settings import DEFAULT_EXCLUDE, Settings, load_settings
 from .sources.discover import _PATTERN_STYLE, kind_of
 
-MAX_CACHE_ENTRIES = 5000  # about one per file version; dropped wholesale past this
+MAX_CACHE_ENTRIES = 20000  # one per file; dropped wholesale past this
 
 
 class MemoryCache(engine.ResultCache):
@@ -28,12 +28,20 @@ class MemoryCache(engine.ResultCache):
 
     def __init__(self, settings: Settings):
         super().__init__(None, settings)
+        self._key_of_file: dict[str, str] = {}
 
     def put(self, key, result) -> None:
-        if key:
-            if len(self.entries) >= MAX_CACHE_ENTRIES:
-                self.entries.clear()
-            self.entries[key] = result
+        if not key:
+            return
+        abspath = key.split("\0", 1)[0]
+        old = self._key_of_file.get(abspath)
+        if old is not None and old != key:
+            self.entries.pop(old, None)  # one entry per file: edits do not grow the cache
+        if len(self.entries) >= MAX_CACHE_ENTRIES:
+            self.entries.clear()
+            self._key_of_file.clear()
+        self._key_of_file[abspath] = key
+        self.entries[key] = result
 
     def save(self) -> None:
         pass

@@ -35,9 +35,8 @@ def noqa_edit(text: str, rows: list[int], code: str, kind: str) -> Optional[Edit
                 return None  # already there: nothing to add
             at = start + existing.end()
             return Edit(f", {code}", at, at, lines.location(at), lines.location(at))
-        at = start + len(body)
-        return Edit(f"  # noqa: {code}" if body else f"# noqa: {code}", at, start + len(body),
-                    lines.location(at), lines.location(at))
+        at, end = start + len(body), start + len(line)  # trailing blanks are replaced
+        return Edit(f"  # noqa: {code}" if body else f"# noqa: {code}", at, end, lines.location(at), lines.location(end))
     return None
 
 

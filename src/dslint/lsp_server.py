@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -105,6 +106,7 @@ class DslintLanguageServer(LanguageServer):
         if not docs or targets == set():
             return
         loop = asyncio.get_running_loop()
+        started = time.perf_counter()
         try:
             outcome = await loop.run_in_executor(self.executor, self.linter.lint, list(docs.values()), targets)
         except Exception as error:  # the server outlives any bug in a rule or the engine
@@ -125,6 +127,9 @@ class DslintLanguageServer(LanguageServer):
             diagnostics = [to_diagnostic(f, lines, self.encoding, doc.version, self._related(f, outcome.texts, docs))
                            for f in findings]
             self.publish(uri, doc.version, diagnostics)
+        self.window_log_message(types.LogMessageParams(
+            type=types.MessageType.Log,
+            message=f"dslint: linted {len(outcome.findings)} open document(s) in {(time.perf_counter() - started) * 1000:.0f} ms"))
 
     def _related(self, finding, texts: dict, docs: dict) -> list:
         out = []
