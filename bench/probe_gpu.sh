@@ -9,6 +9,8 @@ OUT=${OUT:-/tmp/probe-out}; mkdir -p "$OUT/runs"
 export TORCH_EXTENSIONS_DIR=${TORCH_EXTENSIONS_DIR:-/tmp/tex} DS_ACCELERATOR=cuda PYTHONUNBUFFERED=1
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 EX=examples/probe_double_launch
+# ds_free/ds_bind/tr_* run the launch lines of $EX/launch_deepspeed.sh and launch_torchrun.sh (and their
+# fixes) with the launcher started as `python3 -m …` (the wheel's console scripts are not on PATH there).
 # The model of research/gpu-probe.md E2/E3: 12 x Linear(8192, 8192), 805M parameters.
 export BENCH_H=${BENCH_H:-8192} BENCH_L=${BENCH_L:-12} BENCH_STEPS=${BENCH_STEPS:-8}
 export PL_H=$BENCH_H PL_L=$BENCH_L PL_STEPS=$BENCH_STEPS
@@ -59,9 +61,9 @@ for v in $VARIANTS; do
         [ -n "$BUILD" ] && { wait "$BUILD"; log "cpu_adam build rc $?"; BUILD=; }
         case $v in
         l_double) probe l_double 130 sh $EX/launch.sh ;;
-        l_string) probe l_string 100 sh $EX/launch_fixed.sh ;;
-        l_pinned) probe l_pinned 100 env PL_STRATEGY=pinned sh $EX/launch_fixed.sh ;;
-        l_bound)  probe l_bound 100 env PL_STRATEGY=pinned PL_BIND=1 sh $EX/launch_fixed.sh ;;
+        l_string) probe l_string 100 sh $EX/launch_once.sh ;;
+        l_pinned) probe l_pinned 100 sh $EX/launch_fixed.sh ;;
+        l_bound)  probe l_bound 100 env PL_BIND=1 sh $EX/launch_fixed.sh ;;
         ds_free)  probe ds_free 100 $DSR --num_gpus 2 --master_port 29511 $EX/ds_train.py ;;
         ds_bind)  probe ds_bind 100 $DSR --num_gpus 2 --master_port 29512 --bind_cores_to_rank $EX/ds_train.py ;;
         tr_omp1)  probe tr_omp1 100 torchrun --standalone --nproc_per_node 2 $EX/ds_train.py ;;
@@ -69,7 +71,7 @@ for v in $VARIANTS; do
         l_pid)  # --pid and the machine snapshot on a running (fixed) Lightning job, started outside the probe
             mkdir -p "$OUT/runs/l_pid"
             if [ $(( LIMIT - ($(date +%s) - START) )) -lt 90 ]; then log "skip l_pid"; continue; fi
-            BENCH_OUT="$OUT/runs/l_pid" PL_STRATEGY=pinned sh $EX/launch_fixed.sh > "$OUT/runs/l_pid/job.log" 2>&1 &
+            BENCH_OUT="$OUT/runs/l_pid" sh $EX/launch_fixed.sh > "$OUT/runs/l_pid/job.log" 2>&1 &
             JOB=$!; sleep 45
             python3 -m dslint.probe.cli --pid $JOB --seconds 5 --output-format json --save-observation "$OUT/runs/l_pid/obs.json" \
                 > "$OUT/runs/l_pid/findings.json" 2> "$OUT/runs/l_pid/probe.err"; echo $? > "$OUT/runs/l_pid/probe.rc"

@@ -20,7 +20,7 @@ def codes(obs: Observation) -> list[str]:
     return sorted(f.code for f in findings(obs))
 
 
-@pytest.mark.parametrize("name", ["ds_bind", "tr_omp16", "l_string", "l_pinned", "idle"])
+@pytest.mark.parametrize("name", ["ds_bind", "tr_omp16", "l_string", "l_pinned", "l_bound", "l_pid", "idle"])
 def test_fixed_and_bound_setups_have_no_finding(name):
     assert codes(load(name)) == []
 
@@ -37,6 +37,7 @@ def test_double_launch_is_one_finding_naming_both_worlds_and_both_gpus():
     for gpu in obs.snapshots[-1].gpus:
         assert gpu.uuid in msg
     assert "launch.sh" in msg  # the tree above both worlds
+    assert found[0].path == "examples/probe_double_launch/train.py"  # relative to where the probe ran
 
 
 def test_double_launch_threads_oversubscribe_from_the_in_process_report():
@@ -143,6 +144,32 @@ def test_static_launch_finding_explains_the_double_launch():
     static = [_static("DSL101", "examples/probe_double_launch/train.py"), _static("DSL702", "examples/probe_double_launch/launch.sh")]
     attach_explanations(found, static, obs)
     assert "Explained by examples/probe_double_launch/launch.sh:4 DSL702" in found[0].message
+
+
+def _real_static():
+    """`dslint check examples/probe_double_launch --output-format json`, recorded."""
+    from dslint.probe.cli import _load_static
+
+    return _load_static(str(FIX / "static_examples.json"))
+
+
+@pytest.mark.parametrize("name, code, by", [
+    ("l_double", "DSL901", "examples/probe_double_launch/train.py:13 DSL701"),
+    ("ds_free", "DSL903", "examples/probe_double_launch/launch_deepspeed.sh:6 DSL201"),
+    ("tr_omp1", "DSL904", "examples/probe_double_launch/launch_torchrun.sh:5 DSL202"),
+])
+def test_recorded_static_findings_explain_the_probe(name, code, by, monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])  # launch files are read to see what they start
+    obs = load(name)
+    found = attach_explanations(findings(obs), _real_static(), obs)
+    assert f"Explained by {by}" in next(f for f in found if f.code == code).message
+
+
+def test_pinned_memory_and_a_launch_file_of_another_script_explain_no_thread_problem(monkeypatch):
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    obs = load("l_double")  # DSL203 is on train.py; launch_deepspeed.sh starts ds_train.py, not train.py
+    f = next(f for f in attach_explanations(findings(obs), _real_static(), obs) if f.code == "DSL903")
+    assert "Explained by" not in f.message
 
 
 def test_no_explanation_from_another_family_or_file():

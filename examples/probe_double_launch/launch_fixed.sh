@@ -1,4 +1,4 @@
 #!/bin/sh
-# GOOD: one launcher. Lightning starts the second rank itself (or use torchrun and let Lightning join).
+# GOOD: one launcher (Lightning starts rank 1 itself) and pinned offload buffers.
 cd "$(dirname "$0")"
-exec python3 train.py
+exec python3 train_fixed.py

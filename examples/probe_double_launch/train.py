@@ -1,106 +1,15 @@
 """Lightning + DeepSpeed ZeRO-2 Offload with DeepSpeedCPUAdam: the setup of the first report.
 
 `python train.py` is one world of 2 ranks: Lightning starts rank 1 itself. `launch.sh` starts
-this script twice, as a per-GPU cluster wrapper (or `mpirun -np 2` without mpi4py) would:
-each copy sees no LOCAL_RANK, spawns its own rank 1, and two worlds share both GPUs.
-
-Knobs (environment): PL_DEVICES (2), PL_STRATEGY (`string`: "deepspeed_stage_2_offload",
-Lightning's default pin_memory=False; `pinned`: DeepSpeedStrategy(..., pin_memory=True)),
-PL_H / PL_L (width and depth of the model), PL_STEPS (timed steps after 3 warm-up steps),
-BENCH_OUT (folder for the step times of each world's rank 0), PL_BIND=1 (each rank on its own
-share of the cores: the bound baseline).
+this script twice, as a per-GPU cluster wrapper (or `mpirun -np 2` without mpi4py) would: each
+copy sees no LOCAL_RANK, spawns its own rank 1, and two worlds share both GPUs.
+The strategy string also leaves pin_memory off (see train_fixed.py).
 """
-import json
-import os
-import time
-
-if os.environ.get("PL_BIND") == "1":  # bench only: give each rank its own half of the cores, before torch starts OpenMP
-    _cores = sorted(os.sched_getaffinity(0))
-    _n, _r = int(os.environ.get("PL_DEVICES", "2")), int(os.environ.get("LOCAL_RANK", "0"))
-    os.sched_setaffinity(0, _cores[_r * len(_cores) // _n:(_r + 1) * len(_cores) // _n])
-
-import torch
-from torch import nn
-
 import lightning as L
-from deepspeed.ops.adam import DeepSpeedCPUAdam
-from lightning.pytorch.strategies import DeepSpeedStrategy
 
-try:  # the probe's in-process report; a no-op unless `dslint probe -- …` runs this
-    from dslint.probe.inprocess import ProbeCallback
-    CALLBACKS = [ProbeCallback()]
-except ImportError:
-    CALLBACKS = []
-
-H = int(os.environ.get("PL_H", "1024"))
-LAYERS = int(os.environ.get("PL_L", "4"))
-WARMUP, STEPS = 3, int(os.environ.get("PL_STEPS", "10"))
-MICRO, SEQ = 8, 512
-
-
-class Net(L.LightningModule):
-    def __init__(self):
-        super().__init__()
-        self.body = nn.Sequential(*[m for _ in range(LAYERS) for m in (nn.Linear(H, H), nn.GELU())])
-
-    def training_step(self, batch, _):
-        x, y = batch
-        return nn.functional.mse_loss(self.body(x), y)
-
-    def configure_optimizers(self):
-        return DeepSpeedCPUAdam(self.parameters(), lr=1e-5, adamw_mode=True)
-
-
-class Data(torch.utils.data.Dataset):
-    def __init__(self):
-        g = torch.Generator().manual_seed(0)
-        self.x = torch.randn(MICRO, SEQ, H, generator=g)
-        self.y = torch.randn(MICRO, SEQ, H, generator=g)
-
-    def __len__(self):
-        return (WARMUP + STEPS) * 64
-
-    def __getitem__(self, i):
-        return self.x[i % MICRO], self.y[i % MICRO]
-
-
-class StepTimer(L.Callback):
-    def __init__(self):
-        self.times = []
-
-    def on_train_batch_start(self, trainer, *_):
-        torch.cuda.synchronize()
-        self.t = time.perf_counter()
-
-    def on_train_batch_end(self, trainer, *_):
-        torch.cuda.synchronize()
-        self.times.append(time.perf_counter() - self.t)
-        if len(self.times) >= WARMUP + STEPS:
-            trainer.should_stop = True
-            if trainer.global_rank == 0 and os.environ.get("BENCH_OUT"):
-                timed = sorted(self.times[WARMUP:])
-                rec = {"pid": os.getpid(), "master_port": os.environ.get("MASTER_PORT"), "world_size": trainer.world_size,
-                       "step_s": self.times, "median_step_s": timed[len(timed) // 2],
-                       "omp": os.environ.get("OMP_NUM_THREADS"), "torch_threads": torch.get_num_threads()}
-                os.makedirs(os.environ["BENCH_OUT"], exist_ok=True)
-                with open(os.path.join(os.environ["BENCH_OUT"], f"steps-{os.getpid()}.json"), "w") as f:
-                    json.dump(rec, f)
-
-
-def main():
-    devices = int(os.environ.get("PL_DEVICES", "2"))
-    if os.environ.get("PL_STRATEGY", "string") == "pinned":
-        strategy = DeepSpeedStrategy(stage=2, offload_optimizer=True, pin_memory=True)
-    else:
-        strategy = "deepspeed_stage_2_offload"
-    trainer = L.Trainer(
-        accelerator="gpu", devices=devices, strategy=strategy, precision="bf16-mixed",
-        max_steps=WARMUP + STEPS, logger=False, enable_checkpointing=False, enable_progress_bar=False,
-        enable_model_summary=False, callbacks=[StepTimer(), *CALLBACKS],
-    )
-    loader = torch.utils.data.DataLoader(Data(), batch_size=MICRO)
-    trainer.fit(Net(), loader)
-
+from common import Net, loader, trainer_args
 
 if __name__ == "__main__":
-    main()
+    trainer = L.Trainer(accelerator="gpu", devices=2, strategy="deepspeed_stage_2_offload", precision="bf16-mixed",
+                        **trainer_args())
+    trainer.fit(Net(), loader())

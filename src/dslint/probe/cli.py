@@ -18,7 +18,7 @@ from typing import Optional, TextIO
 
 from dslint.model import Finding, Location, Span
 
-FORMATS = ("full", "concise", "json", "sarif")
+FORMATS = ("full", "concise", "json", "sarif", "github")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -106,8 +106,9 @@ def _load_static(path: Optional[str]) -> list[Finding]:
     for d in data:
         loc = d.get("location") or {"row": 1, "column": 1}
         end = d.get("end_location") or loc
-        out.append(Finding(code=d["code"], message=d.get("message", ""), path=d.get("filename", ""),
-                           span=Span(Location(loc["row"], loc["column"]), Location(end["row"], end["column"]))))
+        span = Span(Location(loc["row"], loc["column"]), Location(end["row"], end["column"]))
+        related = [(r["filename"], span, r.get("message", "")) for r in d.get("related") or [] if isinstance(r, dict) and r.get("filename")]
+        out.append(Finding(code=d["code"], message=d.get("message", ""), path=d.get("filename", ""), span=span, related=related))
     return out
 
 
@@ -123,14 +124,14 @@ def _summary(obs) -> str:
 
 
 def _report(obs, ns) -> int:
-    from dslint.probe.findings import TEXTS, attach_explanations, findings  # noqa: PLC0415
+    from dslint.probe.findings import attach_explanations, findings  # noqa: PLC0415
 
     found = findings(obs)
     attach_explanations(found, _load_static(ns.static_json), obs)
     _err(_summary(obs))
     for u in obs.unobserved:
         _err(u)
-    render(found, ns.output_format, sys.stdout, TEXTS)
+    render(found, ns.output_format, sys.stdout)
     if found:
         return 1
     return 2 if obs.unobserved else 0
@@ -138,8 +139,6 @@ def _report(obs, ns) -> int:
 
 def _collective(ns) -> int:
     from dslint.probe.collective import collective_findings, run_collective  # noqa: PLC0415
-    from dslint.probe.findings import TEXTS  # noqa: PLC0415
-
     res = run_collective(timeout_s=ns.timeout)
     if ns.save_observation:
         with open(ns.save_observation, "w") as f:
@@ -153,12 +152,13 @@ def _collective(ns) -> int:
     for s in res.sizes:
         _err(f"  all-reduce {s.size_bytes >> 20:>4} MiB: {s.time_us:9.1f} us, algbw {s.algbw_gbps:7.1f} GB/s, busbw {s.busbw_gbps:7.1f} GB/s")
     found = collective_findings(res)
-    render(found, ns.output_format, sys.stdout, TEXTS)
+    render(found, ns.output_format, sys.stdout)
     return 1 if found else 0
 
 
 def render(found: list[Finding], fmt: str, out: TextIO, texts: Optional[dict[str, str]] = None) -> None:
-    """The shared reporters when they exist; until then a local JSON/concise printer."""
+    """The shared reporters (dslint.report.render; `texts` maps a path to its text for code frames);
+    a local JSON/concise printer where they are missing (a GPU machine with only the probe's wheels)."""
     try:
         from dslint.report import render as shared_render  # noqa: PLC0415
     except ImportError:

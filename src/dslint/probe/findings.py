@@ -6,6 +6,7 @@ wait, cores busy) or the in-process report and neither is there, the rule says n
 from __future__ import annotations
 
 import os.path
+import re
 import statistics
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
@@ -520,13 +521,14 @@ def findings(obs: Observation) -> list[Finding]:
 
 # ---------------------------------------------------------------- explanations from static findings
 
-# Which static families can explain which probe finding.
+# Which static findings (code prefixes) can explain which probe finding. The CPU side names single
+# rules: DSL203 (pinned memory) is in the same family as DSL201 but explains no thread problem.
 EXPLAINED_BY = {
-    "DSL901": ("DSL7",),
-    "DSL902": ("DSL1",),
+    "DSL901": ("DSL701", "DSL702", "DSL108"),  # double launch, launcher/framework mismatch, spawn under a launcher
+    "DSL902": ("DSL1",),  # device placement
     "DSL905": ("DSL1",),
-    "DSL903": ("DSL2",),
-    "DSL904": ("DSL2",),
+    "DSL903": ("DSL201", "DSL204"),  # CPU offload without a core budget, loader workers over cores
+    "DSL904": ("DSL202",),  # CPU offload starved by the launcher's OMP_NUM_THREADS=1
 }
 
 
@@ -541,19 +543,34 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.basename(a) == os.path.basename(b)
 
 
+def _launches(launch_file: str, scripts: list[str]) -> bool:
+    """Whether a launch file (shell, sbatch) names one of these scripts: its launch line starts it."""
+    names = {os.path.basename(w) for w in scripts if w.endswith(".py")}
+    if not names or launch_file.endswith(".py"):
+        return False
+    try:
+        with open(launch_file, encoding="utf-8", errors="replace") as f:
+            text = f.read(200_000)
+    except OSError:
+        return False
+    # The name as a word of its own: `train.py` must not match `ds_train.py`.
+    return any(re.search(r"(?:^|[\s/'\"=])" + re.escape(n) + r"(?:$|[\s'\";&|)])", text, re.M) for n in names)
+
+
 def explain(probe_finding: Finding, static_findings: list[Finding], paths: Iterable[str] = ()) -> Optional[str]:
     """The static finding that explains a probe finding, as 'launch.sh:4 DSL701 …', or None.
 
-    A static finding explains it when its code is in the matching family and its path is the
-    probe finding's path or one of `paths` (the files the observed processes ran: scripts and
-    the launch command's files).
+    A static finding explains it when its code starts with one of the prefixes in EXPLAINED_BY and
+    it is about the same files: its path (or a related path) is the probe finding's path or one of
+    `paths` (the files the observed job ran), or it is a launch file that starts one of those scripts.
     """
     prefixes = EXPLAINED_BY.get(probe_finding.code, ())
     wanted = [p for p in [probe_finding.path, *paths] if p and p != PROBE_PATH]
     for s in sorted(static_findings, key=lambda f: f.sort_key()):
         if not s.code.startswith(prefixes):
             continue
-        if any(_same_file(s.path, w) for w in wanted):
+        about = [s.path, *(r[0] for r in s.related)]
+        if any(_same_file(a, w) for a in about for w in wanted) or _launches(s.path, wanted):
             return f"{s.path}:{s.span.start.row} {s.code} {s.message}"
     return None
 
