@@ -41,7 +41,13 @@ def _client_factory() -> LanguageClient:
         client.diagnostics[params.uri] = params.diagnostics
         client.published.append(params)
 
-    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish})
+    client.registrations = []
+
+    def register_capability(client: LanguageClient, params: types.RegistrationParams) -> None:
+        client.registrations.extend(params.registrations)  # as VS Code does, which offers dynamic registration
+
+    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
+                                   types.CLIENT_REGISTER_CAPABILITY: register_capability})
     return client
 
 
@@ -265,6 +271,18 @@ async def test_a_config_change_relints_the_launch_script_that_uses_it(client, tm
     assert apply(LAUNCH, ignore.edit.changes[launch]) == LAUNCH.rstrip("\n") + "  # noqa: DSL201\n"
     change_doc(client, launch, apply(LAUNCH, ignore.edit.changes[launch]), 2)
     await until(lambda: codes(client, launch) == [] and last_version(client, launch) == 2)
+
+
+async def test_files_changed_outside_the_editor_are_picked_up(client, tmp_path):
+    assert any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
+    (tmp_path / "train.py").write_text(DS_TRAIN)
+    (tmp_path / "ds_config.json").write_text(OFFLOAD)
+    launch = open_doc(client, tmp_path / "launch.sh", LAUNCH, language_id="shellscript")
+    await until(lambda: codes(client, launch) == ["DSL201"])
+    (tmp_path / "ds_config.json").write_text(OFFLOAD.replace(', "offload_optimizer": {"device": "cpu"}', ""))
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "ds_config.json").as_uri(), type=types.FileChangeType.Changed)]))
+    await until(lambda: codes(client, launch) == [])
 
 
 async def test_malformed_documents_never_crash_the_server(client, tmp_path):

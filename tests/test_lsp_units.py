@@ -137,3 +137,13 @@ def test_fix_all_returns_the_fixed_buffer(tmp_path):
     assert linter.fix_all(doc, [doc]) == TRAIN.replace('torch.load("ckpt.pt")', 'torch.load("ckpt.pt", map_location="cpu")')
     fixed = OpenDocument(path, linter.fix_all(doc, [doc]), 2, "python")
     assert linter.fix_all(fixed, [fixed]) is None
+
+
+def test_lsp_without_pygls_says_how_to_install_it():
+    import subprocess
+    import sys
+
+    code = "import sys; sys.modules['pygls'] = None\nfrom dslint.cli import main\nmain(['lsp'])"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    assert run.stderr.strip() == "dslint: error: `dslint lsp` needs pygls, which is not installed: pip install 'dslint[lsp]'"

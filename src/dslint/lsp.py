@@ -14,8 +14,9 @@ def lsp_app() -> None:
     try:
         from .lsp_server import serve
     except ImportError as error:
-        if getattr(error, "name", "") and error.name.split(".")[0] in ("pygls", "lsprotocol", "cattrs", "attrs"):
-            raise UsageError(f"`dslint lsp` needs {error.name}, which is not installed: "
+        missing = (getattr(error, "name", None) or "").split(".")[0]
+        if missing in ("pygls", "lsprotocol", "cattrs", "attrs"):
+            raise UsageError(f"`dslint lsp` needs {missing}, which is not installed: "
                              "pip install 'dslint[lsp]'") from None
         raise
     serve()

@@ -72,7 +72,7 @@ def document_kind(path: str, language_id: str = "") -> Optional[str]:
     if kind is not None:
         return kind
     return {"python": "python", "json": "dsconfig", "jsonc": "dsconfig",
-            "shellscript": "launch", "sh": "launch", "bash": "launch", "makefile": "launch"}.get(language_id)
+            "shellscript": "launch", "sh": "launch", "bash": "launch", "makefile": "launch", "make": "launch"}.get(language_id)
 
 
 class WorkspaceLinter:

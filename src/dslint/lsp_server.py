@@ -193,6 +193,24 @@ def _path(uri: str) -> Optional[str]:
     return to_fs_path(uri) if uri.startswith("file:") else None
 
 
+@server.feature(types.INITIALIZED)
+async def initialized(ls: DslintLanguageServer, params: types.InitializedParams) -> None:
+    """Ask to hear about files changed outside the editor (git checkout, a regenerated config)."""
+    capabilities = ls.client_capabilities.workspace
+    watched = capabilities.did_change_watched_files if capabilities else None
+    if not (watched and watched.dynamic_registration):
+        return
+    watchers = [types.FileSystemWatcher(glob_pattern=pattern) for pattern in
+                ("**/*.py", "**/*.json", "**/*.sh", "**/*.bash", "**/*.slurm", "**/*.sbatch", "**/pyproject.toml")]
+    try:
+        await ls.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+            id="dslint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
+    except Exception as error:  # a client that refuses still gets diagnostics on open/change/save
+        ls.window_log_message(types.LogMessageParams(type=types.MessageType.Log,
+                                                     message=f"dslint: no file watching: {error!r}"))
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: DslintLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.request_lint(_path(params.text_document.uri), 0)
@@ -206,7 +224,11 @@ def did_change(ls: DslintLanguageServer, params: types.DidChangeTextDocumentPara
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 def did_save(ls: DslintLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
     path = _path(params.text_document.uri)
-    ls.request_lint(None if path and Path(path).name == "pyproject.toml" else path, 0)
+    if path and Path(path).name == "pyproject.toml":
+        ls.shown_errors.clear()  # settings may be fixed now: show a new error again
+        ls.request_lint(None, 0)
+    else:
+        ls.request_lint(path, 0)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
