@@ -57,3 +57,18 @@ def test_unknown_facts_stay_unknown_and_settings_fill_them(tmp_path):
     project, settings = _project(tmp_path, **{"nproc-per-node": 8})
     [setup] = link_setups(project, settings)
     assert setup.world_size == 8 and setup.notes["nproc_per_node"] == "nproc-per-node in [tool.dslint]"
+
+
+def test_accelerate_config_file_gives_processes_and_the_deepspeed_config(tmp_path):
+    import pytest
+
+    pytest.importorskip("yaml")
+    (tmp_path / "run.sh").write_text("accelerate launch --config_file acc.yaml train.py\n")
+    (tmp_path / "acc.yaml").write_text("distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 8\n"
+                                       "deepspeed_config:\n  deepspeed_config_file: ds.json\n")
+    (tmp_path / "train.py").write_text("from accelerate import Accelerator\nacc = Accelerator()\n")
+    (tmp_path / "ds.json").write_text('{"train_batch_size": 64, "train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 4}')
+    project, settings = _project(tmp_path)
+    [setup] = link_setups(project, settings)
+    assert (setup.procs_per_node, setup.world_size, setup.config.consumer) == (8, 8, "accelerate")
+    assert setup.config.path.endswith("ds.json")

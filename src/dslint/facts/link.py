@@ -186,6 +186,9 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     setup = TrainingSetup(script_path=script, summary=summary, facts=facts, launch_path=launch_path, command=command)
     setup.lightning = next((s for s in facts.lightning if s.kind == "trainer"), None) or \
         next((s for s in facts.lightning if s.kind == "fabric"), None)
+    accelerate_config = _accelerate_config(project, launch_path, command)
+    if accelerate_config:
+        setup.notes["accelerate_config"] = accelerate_config
     _processes(setup, settings)
     _threads(setup)
     _config(project, setup)
@@ -207,6 +210,31 @@ def _lightning_devices(site: LightningSite) -> Optional[int]:
         return None
     if isinstance(devices, (list, tuple)):
         return len(devices) or None
+    return None
+
+
+def _int_or_none(value) -> Optional[int]:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _accelerate_config(project: "Project", launch_path: Optional[str], command) -> Optional[dict]:
+    """The `accelerate launch --config_file x.yaml` settings, read from disk when PyYAML is there."""
+    if command is None or command.accelerate is None or not command.accelerate.config_file:
+        return None
+    written = command.accelerate.config_file
+    bases = ([_abs(project, launch_path).parent] if launch_path else []) + [Path(project.root)]
+    for base in bases:
+        path = base / written
+        if path.is_file():
+            try:
+                import yaml  # optional: dslint does not depend on PyYAML
+            except ImportError:
+                return None
+            try:
+                data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            except Exception:  # an unreadable YAML file leaves the facts unknown
+                return None
+            return data if isinstance(data, dict) else None
     return None
 
 
@@ -271,6 +299,16 @@ def _processes(setup: TrainingSetup, settings) -> None:
             setup.notes["nproc_per_node"] = f"{spawn.what}(nprocs={spawn.nprocs})"
     if setup.spawner_kind is None and command is not None and setup.launcher == "python" and setup.nodes is None:
         setup.nodes = 1
+    accelerate = setup.notes.get("accelerate_config")
+    if isinstance(accelerate, dict) and setup.spawner_kind == "accelerate":
+        processes, machines = _int_or_none(accelerate.get("num_processes")), _int_or_none(accelerate.get("num_machines"))
+        if setup.world_size is None and processes:
+            setup.world_size = processes
+        if setup.nodes is None and machines:
+            setup.nodes = machines
+        if setup.procs_per_node is None and processes and (machines or 1):
+            setup.procs_per_node = processes // (machines or 1)
+            setup.notes["nproc_per_node"] = "num_processes / num_machines in the accelerate config file"
     if settings is not None:
         if setup.procs_per_node is None and settings.nproc_per_node:
             setup.procs_per_node = settings.nproc_per_node
@@ -365,6 +403,11 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         elif command.accelerate is not None and command.accelerate.deepspeed_config_file:
             chosen = (command.accelerate.deepspeed_config_file, "accelerate launch --deepspeed_config_file", None, None)
             link.consumer = "accelerate"
+        elif isinstance(setup.notes.get("accelerate_config"), dict):
+            ds = setup.notes["accelerate_config"].get("deepspeed_config")
+            if isinstance(ds, dict) and isinstance(ds.get("deepspeed_config_file"), str):
+                chosen = (ds["deepspeed_config_file"], f"deepspeed_config_file in {command.accelerate.config_file}", None, None)
+                link.consumer = "accelerate"
     if chosen is not None:
         written, how, ref_span, launch_span = chosen
         link.how, link.ref_span, link.launch_span = f"{how}: {written!r}", ref_span, launch_span
