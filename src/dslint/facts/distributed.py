@@ -54,6 +54,14 @@ def _env_key(node: ast.AST) -> Optional[str]:
     return None
 
 
+def _single_process_group(site: CallSite) -> bool:
+    """`init_process_group("fake", ...)` or `world_size=1`: one process (tests, tracing tools)."""
+    if site.attr != "init_process_group":
+        return False
+    backend = _literal(site.argument(0, "backend"))
+    return backend == "fake" or _literal(site.keyword("world_size")) == 1
+
+
 def trainer_is_multiprocess(site: CallSite) -> Optional[bool]:
     """Does this Lightning Trainer/Fabric construction ask for several processes?
 
@@ -112,7 +120,7 @@ class DistributedFacts:
             ("torch.multiprocessing.start_processes", "starts processes with start_processes"),
             ("accelerate.Accelerator", "uses HF Accelerate"),
         ):
-            found += [Evidence(what, s.node) for s in f.calls_to(name)]
+            found += [Evidence(what, s.node) for s in f.calls_to(name) if not _single_process_group(s)]
         for site in f.calls_to(*LIGHTNING_TRAINERS, *FABRIC):
             if trainer_is_multiprocess(site):
                 found.append(Evidence(f"builds a Lightning {site.attr} with several devices or a distributed strategy", site.node))

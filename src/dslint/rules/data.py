@@ -57,6 +57,33 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST]) -> bool
     return False
 
 
+_SYNTHETIC_WORDS = re.compile(r"random|synthetic|dummy|fake", re.IGNORECASE)
+
+
+def _is_synthetic(ctx: PythonContext, dataset: Optional[ast.AST], site) -> bool:
+    """Data a benchmark makes up (`random_dataset(...)`, `dummy_data`): the author named it so.
+
+    Only names count: a script that builds `TensorDataset(torch.randn(...))` inline may stand in
+    for real data, and is still reported.
+    """
+    facts = ctx.facts
+    expr, function = dataset, site.ctx.function
+    for _ in range(3):
+        if isinstance(expr, ast.Name):
+            if _SYNTHETIC_WORDS.search(expr.id):
+                return True
+            found = facts.assignments_to(expr.id, function)
+            if len(found) != 1:
+                return False
+            expr = found[0].value
+        elif isinstance(expr, ast.Call):
+            name = dotted(expr.func) or ""
+            return bool(_SYNTHETIC_WORDS.search(name.rsplit(".", 1)[-1]))
+        else:
+            return False
+    return False
+
+
 def _kw(call: ast.Call, name: str):
     return next((k.value for k in call.keywords if k.arg == name), None)
 
@@ -78,7 +105,7 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
         if len(site.node.args) > 2:  # DataLoader(ds, bs, shuffle, sampler, ...) positionally: rare, be quiet
             continue
         dataset = site.argument(0, "dataset")
-        if _is_iterable_dataset(ctx, dataset) or _looks_like_eval(ctx, site):
+        if _is_iterable_dataset(ctx, dataset) or _looks_like_eval(ctx, site) or _is_synthetic(ctx, dataset, site):
             continue
         span = ctx.facts.lines.span_of_node(site.node)
         yield Report(site.node, f"this DataLoader has no DistributedSampler while the script {why}: every rank "

@@ -88,11 +88,26 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
             continue
         if any(isinstance(a, ast.Starred) for a in site.node.args):
             continue
+        if _other_branch_maps(ctx, site):
+            continue
         span = ctx.facts.lines.span_of_node(site.node)
         yield Report(site.node, "torch.load without map_location puts the checkpoint's tensors on the GPU that saved them "
                      "(cuda:0) in every rank: extra memory on GPU 0 or OOM",
                      fix=make_fix("add-map-location", 'Add map_location="cpu"', Applicability.SAFE,
                                   row=span.start.row, column=span.start.column))
+
+
+def _other_branch_maps(ctx: PythonContext, site) -> bool:
+    """`if args.gpu is None: torch.load(p) else: torch.load(p, map_location=f"cuda:{args.gpu}")`:
+    the author chose the device per branch; the unmapped branch is the single-process path."""
+    for guard, in_body in site.ctx.guards:
+        other = guard.orelse if in_body else guard.body
+        for statement in other:
+            for node in ast.walk(statement):
+                if isinstance(node, ast.Call) and ctx.facts.resolve(node.func) == "torch.load" and (
+                        len(node.args) > 1 or any(k.arg == "map_location" for k in node.keywords)):
+                    return True
+    return False
 
 
 @codemod_fixer("add-map-location")
