@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pickle
-import time
 
 from dslint.model import Location
 from dslint.sources.launch import is_launch_file, parse_launch_file
@@ -517,12 +516,9 @@ def test_results_pickle():
     assert pickle.loads(pickle.dumps(launch)) == launch
 
 
-def test_ten_thousand_lines_parse_fast():
+def test_ten_thousand_lines_keep_every_command_and_position():
+    # Speed is measured by bench/, not asserted here; this checks a long file stays correct.
     block = "export A=1\nif [ -f x ]; then echo $A; fi\ntorchrun --nproc_per_node 2 t.py --x $A \\\n  --y 2\n"
-    text = block * 2500
-    started = time.perf_counter()
-    launch = parse_launch_file(text)
-    elapsed = time.perf_counter() - started
+    launch = parse_launch_file(block * 2500)
     assert len(launch.commands) == 2500
     assert launch.commands[-1].launchers[0].span.start == Location(9999, 1)
-    assert elapsed < 5.0  # about 1 s on one idle core; generous for loaded CI machines
