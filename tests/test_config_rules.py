@@ -144,3 +144,11 @@ def test_optimizer_with_arguments_cpu_adam_lacks_gets_no_fix(project):
 def test_config_optimizer_with_offload_is_clean(project):
     project.write({"train.py": TRAIN, "ds.json": OFFLOAD.replace('{"train', '{"optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}, "train')})
     assert project.codes() == []
+
+
+def test_optimizer_chosen_in_branches_is_not_assumed(project):
+    project.write({"train.py": "import deepspeed, torch\nfrom deepspeed.ops.adam import DeepSpeedCPUAdam\nmodel = torch.nn.Linear(2, 2)\n"
+                               "if CPU:\n    opt = DeepSpeedCPUAdam(model.parameters())\nelse:\n    opt = torch.optim.AdamW(model.parameters())\n"
+                               "engine, opt, _, _ = deepspeed.initialize(model=model, optimizer=opt, config='ds.json')\n",
+                   "ds.json": OFFLOAD})
+    assert project.codes() == []

@@ -71,3 +71,11 @@ def test_fixed_port_in_sbatch_only_without_exclusive(project):
     assert project.codes() == ["DSL703"]
     project.write({"job.sbatch": job.format(extra="#SBATCH --exclusive\n")})
     assert project.codes() == []
+
+
+def test_spawn_only_without_a_launcher_is_not_a_double_launch(project):
+    script = SPAWN.replace("    mp.spawn(main, args=(4,), nprocs=4)",
+                           "    import os\n    if 'LOCAL_RANK' in os.environ:\n        main(int(os.environ['RANK']), 4)\n"
+                           "    else:\n        mp.spawn(main, args=(4,), nprocs=4)")
+    project.write({"run.sh": "torchrun --nproc_per_node 4 train.py\n", "train.py": script})
+    assert "DSL701" not in project.codes()

@@ -111,6 +111,9 @@ class TrainingSetup:
         """(optimizer, param) offload devices of the linked config ("none" when not offloading)."""
         value = self.config_value or {}
         zero = value.get("zero_optimization") if isinstance(value.get("zero_optimization"), dict) else {}
+        if zero.get("stage", 0) not in (1, 2, 3, "1", "2", "3"):
+            return "none", "none"  # no ZeRO (or "auto"): nothing is offloaded that the files can show
+
         def device(key):
             block = zero.get(key)
             if isinstance(block, dict) and isinstance(block.get("device"), str):

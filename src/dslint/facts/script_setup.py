@@ -90,6 +90,7 @@ class Spawn:
     span: Span
     what: str
     nprocs: Optional[int]
+    conditional: bool = False  # under an `if` other than `__name__ == "__main__"`
 
 
 @dataclass(frozen=True)
@@ -216,8 +217,9 @@ class _Extractor:
                 return ConfigRef("env", consumer, what, span, env=env)
         if isinstance(expr, ast.Name) and depth < 3:
             before = self.assigned_before(expr.id, site_node)
-            if before:
-                return self.config_ref(before[-1].value, consumer, what, site_node, depth + 1)
+            refs = [self.config_ref(a.value, consumer, what, site_node, depth + 1) for a in before]
+            if refs and len({(r.how, r.path, r.options, r.env) for r in refs}) == 1:
+                return refs[-1]  # assigned in branches to different values: unknown
         return ConfigRef("unknown", consumer, what, span)
 
     def optimizer_of(self, expr: Optional[ast.AST], site_node: ast.AST, where: str) -> Optional[ClientOptimizer]:
@@ -231,8 +233,10 @@ class _Extractor:
             return None
         if isinstance(expr, ast.Name):
             before = self.assigned_before(expr.id, site_node)
-            if before:
-                return self.optimizer_of(before[-1].value, before[-1].node, where)
+            found = [self.optimizer_of(a.value, a.node, where) for a in before]
+            # `opt = DeepSpeedCPUAdam(...) if cpu else torch.optim.AdamW(...)` in two branches: unknown
+            if found and all(found):
+                return found[-1]
         return None
 
     # -- frameworks ----------------------------------------------------------------------------
@@ -353,8 +357,9 @@ class _Extractor:
         for site in self.f.calls_to(*SPAWNERS):
             nprocs = _literal(site.keyword("nprocs") or site.keyword("num_processes") or
                               (site.node.args[2] if site.attr == "notebook_launcher" and len(site.node.args) > 2 else None))
+            conditional = any("__main__" not in ast.unparse(g.test) for g, _ in site.ctx.guards)
             self.out.spawns.append(Spawn(self.span(site.node), site.qualname or site.attr,
-                                         nprocs if isinstance(nprocs, int) else None))
+                                         nprocs if isinstance(nprocs, int) else None, conditional))
         for site in self.f.calls_to("torch.utils.data.DataLoader"):
             value = site.keyword("num_workers")
             if value is None:

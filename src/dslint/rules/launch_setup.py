@@ -45,8 +45,8 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
             continue
         many = (setup.procs_per_node or 0) > 1 or (setup.world_size or 0) > 1
         for spawn in setup.facts.spawns:
-            if not many:
-                continue
+            if not many or spawn.conditional:
+                continue  # `if "LOCAL_RANK" not in os.environ: mp.spawn(...)` serves both launches
             yield Report(spawn.span,
                          f"{_launch_text(setup)} already starts {_started(setup)}, and each of them calls "
                          f"{spawn.what}{f'(nprocs={spawn.nprocs})' if spawn.nprocs else ''}: the job runs "
