@@ -202,6 +202,11 @@ class _Extractor:
             options, default = self.options_for(attr)
             if options:
                 return ConfigRef("argument", consumer, what, span, path=default, options=options)
+        if isinstance(expr, ast.Call) and (self.f.callee_name(expr) or "") in ("os.path.join", "posixpath.join") \
+                and expr.args and isinstance(_literal(expr.args[-1]), str) and "__file__" in ast.unparse(expr) + \
+                "".join(ast.unparse(a.value) for a in self.assigned_before(getattr(expr.args[0], "id", ""), site_node)):
+            # os.path.join(os.path.dirname(__file__), "ds_config.json"): next to the script
+            return ConfigRef("literal", consumer, what, span, path=_literal(expr.args[-1]))
         if isinstance(expr, ast.Call):
             # json.load(open(path)) / hjson.load / yaml: follow the path argument
             inner = expr.args[0] if expr.args else None
