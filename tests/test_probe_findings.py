@@ -195,3 +195,45 @@ def test_collective_below_pcie_on_nvlink_and_shared_gpu_are_flagged():
         s.busbw_gbps = 20.0
     res.ranks[1].uuid = res.ranks[0].uuid
     assert sorted(f.code for f in collective_findings(res)) == ["DSL902", "DSL906"]
+
+
+class _FakeNv:
+    """What link_info asks NVML, as the 2 x H200 machine answered (18 NVLink 4.0 links each, PCIe gen5 x16)."""
+
+    NVML_NVLINK_MAX_LINKS = 18
+    NVML_P2P_CAPS_INDEX_NVLINK = 3
+
+    def __init__(self, links):
+        self.links = links
+
+    def nvmlDeviceGetNvLinkState(self, h, link):
+        if link >= self.links:
+            raise RuntimeError("Invalid Argument")
+        return 1
+
+    def nvmlDeviceGetNvLinkVersion(self, h, link):
+        return 6
+
+    def nvmlDeviceGetCurrPcieLinkGeneration(self, h):
+        return 5
+
+    def nvmlDeviceGetCurrPcieLinkWidth(self, h):
+        return 16
+
+    def nvmlDeviceGetP2PStatus(self, a, b, idx):
+        return 0 if self.links else 4
+
+
+class _FakeNvml:
+    def __init__(self, links):
+        self.nv = _FakeNv(links)
+        self.handles = [0, 1]
+
+
+def test_link_info_reads_nvlink_generation_from_nvmls_enum():
+    from dslint.probe.collective import link_info
+
+    info = link_info(_FakeNvml(18))
+    assert (info.kind, info.nvlink_active_links, info.nominal_gbps) == ("nvlink", [18, 18], 450.0)
+    pcie = link_info(_FakeNvml(0))
+    assert (pcie.kind, pcie.pcie, pcie.nominal_gbps) == ("pcie", ["gen5 x16", "gen5 x16"], 63.0)

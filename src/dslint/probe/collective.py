@@ -21,8 +21,10 @@ from dslint.model import Finding, Location, Severity, Span
 from dslint.probe.observe import Nvml, ObservationError
 
 SIZES_MIB = (1, 8, 64, 256)
-# Per direction, per link (GB/s): NVLink 3 and 4 run 25 GB/s each way per link.
-NVLINK_GBPS_PER_LINK = {3: 25.0, 4: 25.0, 5: 50.0}
+# nvmlDeviceGetNvLinkVersion returns an enum, not the generation: 1 = 1.0, 2 = 2.0, 3 = 2.2,
+# 4 = 3.0, 5 = 3.1, 6 = 4.0 (H100/H200), 7 = 5.0. -> (generation, GB/s per link per direction).
+NVLINK_VERSIONS = {1: ("1.0", 20.0), 2: ("2.0", 25.0), 3: ("2.2", 25.0), 4: ("3.0", 25.0), 5: ("3.1", 25.0),
+                   6: ("4.0", 25.0), 7: ("5.0", 50.0)}
 # PCIe per direction for an x16 link after encoding (GB/s), by generation.
 PCIE_X16_GBPS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 
@@ -30,7 +32,7 @@ PCIE_X16_GBPS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 class LinkInfo(BaseModel):
     kind: str  # nvlink | pcie | unknown
     nvlink_active_links: list[int] = Field(default_factory=list)  # per GPU
-    nvlink_version: Optional[int] = None
+    nvlink_version: Optional[int] = None  # NVML's enum value (6 = NVLink 4.0), see NVLINK_VERSIONS
     pcie: list[str] = Field(default_factory=list)  # "gen5 x16" per GPU
     nominal_gbps: Optional[float] = None  # per direction, per GPU: what the link allows
 
@@ -96,7 +98,7 @@ def link_info(nvml: Nvml) -> LinkInfo:
                     p2p_nvlink = False
     if active and min(active) > 0 and p2p_nvlink:
         info.kind = "nvlink"
-        info.nominal_gbps = min(active) * NVLINK_GBPS_PER_LINK.get(version or 4, 25.0)
+        info.nominal_gbps = min(active) * NVLINK_VERSIONS.get(version or 6, ("?", 25.0))[1]
     else:
         info.kind = "pcie"
         gens = [int(s[3]) for s in pcie if s.startswith("gen") and s[3].isdigit()]
@@ -188,7 +190,7 @@ def collective_findings(res: CollectiveResult) -> list[Finding]:
             out.append(Finding(
                 code="DSL906", name="collective-below-link", path="<probe>", span=span, severity=Severity.WARNING,
                 message=f"all-reduce of {big.size_bytes >> 20} MiB reached {big.busbw_gbps:.0f} GB/s bus bandwidth on GPUs "
-                f"joined by {min(link.nvlink_active_links)} NVLinks (nominal {link.nominal_gbps:.0f} GB/s per direction): "
+                f"joined by {min(link.nvlink_active_links)} NVLink {NVLINK_VERSIONS.get(link.nvlink_version or 0, ('?',))[0]} links (nominal {link.nominal_gbps:.0f} GB/s per direction): "
                 f"below even PCIe ({pcie_bound:.0f} GB/s). NCCL is probably not using NVLink (NCCL_P2P_DISABLE, "
                 "NCCL_P2P_LEVEL, a container without IPC?).",
             ))
