@@ -34,6 +34,11 @@ _DCP_CALLS = frozenset((
 ))
 _FSDP_GATHERS = ("full_optim_state_dict", "optim_state_dict", "summon_full_params", "sharded_optim_state_dict")
 _BARRIERS = ("barrier", "monitored_barrier", "wait_for_everyone")
+# Every callee name `classify` may accept: a cheap first filter (most calls are none of these).
+_CANDIDATE_ATTRS = frozenset(_DIST_COLLECTIVES | {q.rsplit(".", 1)[-1] for q in _DCP_CALLS} | set(_FSDP_GATHERS) | {
+    "GatheredParameters", "wait_for_everyone", "gather_for_metrics", "pad_across_processes", "consolidate_state_dict",
+    "_zero3_consolidated_16bit_state_dict", "save_state", "get_state_dict", "save_model", "save", "save_checkpoint",
+    "save_16bit_model", "save_fp16_model", "log", "log_dict"})
 
 
 @dataclass(frozen=True)
@@ -80,8 +85,10 @@ class CollectiveFinder:
         return receiver in known or receiver.rsplit(".", 1)[-1].lower() == word
 
     def classify(self, site: CallSite) -> Optional[Collective]:
-        q = site.qualname or ""
         attr, receiver = site.attr, site.receiver
+        if attr not in _CANDIDATE_ATTRS:
+            return None
+        q = site.qualname or ""
         label = f"{receiver}.{attr}" if receiver else attr
         for prefix in _DIST_MODULES:
             if q.startswith(prefix) and q[len(prefix):] in _DIST_COLLECTIVES:
@@ -152,10 +159,10 @@ class GatedCall:
 
 
 def _function_key(facts: ScriptFacts, function: ast.AST) -> Optional[str]:
-    for key, node in facts.functions.items():
-        if node is function:
-            return key
-    return None
+    keys = getattr(facts, "_function_keys", None)
+    if keys is None:
+        keys = facts._function_keys = {id(node): key for key, node in facts.functions.items()}  # type: ignore[attr-defined]
+    return keys.get(id(function))
 
 
 def _callee_key(facts: ScriptFacts, site: CallSite) -> Optional[str]:
@@ -181,7 +188,7 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
         found = finder.classify(site)
         if found is not None:
             direct.append((site.node, found))
-    for node, _ in facts.of_type(ast.Attribute):
+    for node, _ in (facts.of_type(ast.Attribute) if finder.uses_lightning else ()):
         found = finder.attribute_collective(node)
         if found is not None:
             direct.append((node, found))
@@ -199,11 +206,11 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
         key = _function_key(facts, function) if function is not None else None
         if key and key not in bearing:
             bearing[key] = (found, node.lineno)
+    helper_calls = [(site, key) for site in facts.calls if (key := _callee_key(facts, site)) is not None] if bearing else []
     for _ in range(3):  # helpers calling helpers, a few levels deep
         grew = False
-        for site in facts.calls:
-            key = _callee_key(facts, site)
-            if key is None or key not in bearing or rank_gate(facts, site.node) is not None:
+        for site, key in helper_calls:
+            if key not in bearing or rank_gate(facts, site.node) is not None:
                 continue
             function = site.ctx.function
             outer = _function_key(facts, function) if function is not None else None
@@ -212,9 +219,8 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
                 grew = True
         if not grew:
             break
-    for site in facts.calls:
-        key = _callee_key(facts, site)
-        if key is None or key not in bearing:
+    for site, key in helper_calls:
+        if key not in bearing:
             continue
         if site.ctx.function is not None and _function_key(facts, site.ctx.function) == key:
             continue  # recursion

@@ -213,8 +213,8 @@ def _kwarg(site, *names):
 def ds_inference_workspace_unbounded(ctx: PythonContext) -> Iterator[Report]:
     """init_inference with kernel injection and no max_out_tokens: the workspace takes nearly all free GPU memory."""
     facts = ctx.facts
-    if facts.uses("diffusers"):
-        return  # DeepSpeed's diffusers attention fixes its own workspace at 4096 tokens
+    if not facts.calls_to("deepspeed.init_inference") or facts.uses("diffusers"):
+        return  # (DeepSpeed's diffusers attention fixes its own workspace at 4096 tokens)
     batch = _largest_batch_size(facts)
     if batch is None or batch < _LARGE_BATCH:
         return
@@ -289,15 +289,19 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
     facts = ctx.facts
     if not facts.uses("torch"):
         return
-    for name, eval_call in _eval_targets(facts).items():
-        if _is_trained_or_handed_on(facts, name):
-            continue
-        for site in facts.calls:
+    targets = _eval_targets(facts)
+    if not targets:
+        return
+    for name, eval_call in targets.items():
+        forwards = facts.method_calls(name.rsplit(".", 1)[-1]) + facts.method_calls("forward") + facts.method_calls("module")
+        for site in forwards:
             function = site.ctx.function
             if function is None or dotted(site.node.func) not in (name, f"{name}.forward", f"{name}.module"):
                 continue
             if _grad_off_around(facts, site.node) or not _training_function(facts, function):
                 continue
+            if _is_trained_or_handed_on(facts, name):
+                break
             span = facts.lines.span_of_node(eval_call)
             yield Report(site.node, f"{name} is only ever in eval mode (line {eval_call.lineno}) and never trained here, "
                          f"but {getattr(function, 'name', 'this function')}() runs it with autograd on: its "
