@@ -70,3 +70,21 @@ def test_probe_modules_import_neither_nvml_nor_torch():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=30)
     assert r.stdout.strip() == "[]", r.stderr
+
+
+def test_the_command_starts_after_dashdash_or_after_our_options():
+    from dslint.probe.cli import split_command
+
+    assert split_command(["--seconds", "5", "--", "torchrun", "--nproc_per_node", "2", "t.py"]) == (
+        ["--seconds", "5"], ["torchrun", "--nproc_per_node", "2", "t.py"])
+    # click drops the `--` before the mounted command sees its arguments
+    assert split_command(["--seconds=5", "--collective", "torchrun", "--nproc_per_node", "2"]) == (
+        ["--seconds=5", "--collective"], ["torchrun", "--nproc_per_node", "2"])
+    assert split_command(["--pid", "12"]) == (["--pid", "12"], [])
+
+
+def test_mounted_in_the_main_cli(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "dslint", "probe", "--pid", "99999999"], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
+    assert r.returncode == 2
+    assert "could not observe process 99999999 because it does not exist" in r.stderr

@@ -19,6 +19,28 @@ from typing import Optional, TextIO
 from dslint.model import Finding, Location, Span
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
+VALUED = {"--seconds", "--interval", "--pid", "--grace", "--output-format", "--save-observation", "--observation",
+          "--ranks-json", "--static-json", "--timeout"}
+FLAGS = {"--collective", "-h", "--help"}
+
+
+def split_command(args: list[str]) -> tuple[list[str], list[str]]:
+    """(probe options, launch command). The command starts after `--`, or, where a caller dropped the
+    `--` (click does), at the first word that is neither one of our options nor an option's value."""
+    if "--" in args:
+        i = args.index("--")
+        return args[:i], args[i + 1:]
+    i = 0
+    while i < len(args):
+        a = args[i]
+        name = a.split("=", 1)[0]
+        if name in VALUED:
+            i += 1 if "=" in a else 2
+        elif a in FLAGS or a.startswith("-"):
+            i += 1  # an unknown option stays with ours: argparse reports it
+        else:
+            break
+    return args[:i], args[i:]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,11 +68,7 @@ def probe_main(args: list[str]) -> int:
     """Run `dslint probe` with these arguments (everything after `probe`); return the exit code."""
     from dslint.probe.observe import Observation, ObservationError  # noqa: PLC0415
 
-    if "--" in args:
-        i = args.index("--")
-        opts, cmd = args[:i], args[i + 1:]
-    else:
-        opts, cmd = args, []
+    opts, cmd = split_command(list(args))
     parser = _parser()
     try:
         ns = parser.parse_args(opts)
@@ -192,7 +210,23 @@ def _json(f: Finding) -> dict:
     }
 
 
-def main() -> None:  # `python -m dslint.probe.cli …` until the lead mounts the command
+try:  # `dslint probe …` through the main typer app (dslint.cli mounts `probe_app`)
+    import typer as _typer
+except ImportError:  # pragma: no cover - the probe alone runs without typer: python -m dslint.probe.cli
+    _typer = None
+
+if _typer is not None:
+
+    def probe_app(ctx: _typer.Context) -> None:
+        """Short runtime checks on the GPU machine: processes per GPU, worlds, ranks, threads, cores.
+
+        dslint probe [--seconds S] [--pid PID | --collective | --observation FILE] [--output-format F] [-- CMD ...]
+        (`python -m dslint.probe.cli --help` lists every option.)
+        """
+        raise _typer.Exit(probe_main(list(ctx.args)))
+
+
+def main() -> None:  # `python -m dslint.probe.cli …`
     sys.exit(probe_main(sys.argv[1:]))
 
 

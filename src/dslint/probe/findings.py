@@ -258,7 +258,7 @@ def gpu_findings(obs: Observation) -> list[Finding]:
         msg = (
             f"{len(groups)} separate worlds share {gpus} (seen at t={snap.t:.0f}s): {desc}. "
             f"Process trees: {_tree_roots(snap, all_pids)}. Each world runs at a fraction of its speed "
-            "(1.4x to 2.4x slower per world measured on 2 x H200). Start the job with one launcher only: "
+            "(1.3x to 2.4x slower per world measured on 2 x H200). Start the job with one launcher only: "
             "the outer launcher (torchrun/srun/mpirun/deepspeed) or the framework's own spawning, not both."
         )
         out.append(_finding("DSL901", msg, _path_for((by_pid.get(p) for p in all_pids), base), Severity.ERROR))
@@ -444,7 +444,7 @@ def cpu_findings(obs: Observation) -> list[Finding]:
             f"{len(group)} ranks run a CPU optimizer (DeepSpeedCPUAdam) on shared cores: {'; '.join(why)}{psi_text}. "
             + " | ".join(details)
             + f". Give each rank its own cores: OMP_NUM_THREADS={per_rank} (cores/ranks) or `deepspeed --bind_cores_to_rank` "
-            "(measured on 2 x H200: 1.15-1.20x faster steps)."
+            "(measured on 2 x H200: steps 1.11-1.20x faster)."
         )
         out.append(_finding("DSL903", msg, _path_for((procs.get(p) for p in group), obs.cwd), Severity.WARNING))
 
@@ -480,7 +480,7 @@ def cpu_findings(obs: Observation) -> list[Finding]:
         msg = (
             f"{len(starved)} rank(s) run a CPU optimizer (DeepSpeedCPUAdam) on one thread while {per_rank} cores per rank "
             f"are available{psi_text}: {details}.{launcher} Set OMP_NUM_THREADS={per_rank} in front of the launcher "
-            "(measured on 2 x H200: the optimizer step 3.7x slower at one thread)."
+            "(measured on 2 x H200: steps 3.1-3.7x slower at one thread)."
         )
         out.append(_finding("DSL904", msg, _path_for((procs.get(p) for p, _, _ in starved), obs.cwd), Severity.WARNING))
     return out

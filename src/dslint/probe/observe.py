@@ -355,18 +355,17 @@ class Nvml:
             raise ObservationError(f"could not observe GPUs because NVML could not count them: {e}") from None
         if self.count == 0:
             raise ObservationError("could not observe GPUs because NVML reports no GPU on this machine")
-        self.handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(self.count)]
-        self.static: list[tuple[str, str, Optional[float]]] = []
-        for h in self.handles:
-            uuid = _s(pynvml.nvmlDeviceGetUUID(h))
-            name = _s(pynvml.nvmlDeviceGetName(h))
-            self.static.append((uuid, name, None))
+        try:
+            self.handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(self.count)]
+            self.names = [(_s(pynvml.nvmlDeviceGetUUID(h)), _s(pynvml.nvmlDeviceGetName(h))) for h in self.handles]
+        except Exception as e:  # NoPermission on a GPU
+            raise ObservationError(f"could not observe GPUs because NVML could not open them: {e}") from None
 
     def gpus(self, unobserved: list[str]) -> list[Gpu]:
         nv = self.nv
         out: list[Gpu] = []
         for i, h in enumerate(self.handles):
-            uuid, name, _ = self.static[i]
+            uuid, name = self.names[i]
             g = Gpu(index=i, uuid=uuid, name=name)
             try:
                 mem = nv.nvmlDeviceGetMemoryInfo(h)

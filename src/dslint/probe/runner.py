@@ -167,8 +167,13 @@ def watch_command(
         signal.signal(s, _raise_interrupted)
     job: Optional[Job] = None
     obs = new_observation("command", command=list(cmd))
+    if job_output is None:  # the job's output goes to our stderr: our stdout carries only the findings
+        try:
+            job_output = sys.stderr.fileno()
+        except (AttributeError, OSError, ValueError):
+            job_output = None
     try:
-        job = Job(cmd, env=env, stdout=job_output if job_output is not None else sys.stderr, stderr=job_output if job_output is not None else sys.stderr)
+        job = Job(cmd, env=env, stdout=job_output, stderr=job_output)
         obs.root_pids = [job.pid]
         observer = Observer(nvml, roots=[job.pid])
         end = time.monotonic() + seconds
@@ -209,6 +214,17 @@ def watch_command(
     return obs
 
 
+def _watch(observer: Observer, obs: Observation, seconds: float, interval: float, done: Callable[[], bool]) -> None:
+    """Snapshots every `interval` s until `seconds` have passed or `done()`; at least one."""
+    end = time.monotonic() + seconds
+    while True:
+        obs.snapshots.append(observer.snapshot())
+        if time.monotonic() >= end or done():
+            break
+        time.sleep(max(0.0, min(interval, end - time.monotonic())))
+    obs.unobserved = observer.unobserved
+
+
 def watch_pid(pid: int, seconds: float, interval: float = 1.0, use_gpus: bool = True, ranks_json: Optional[str] = None) -> Observation:
     """Watch a running process and its descendants without touching them."""
     if not os.path.exists(f"/proc/{pid}"):
@@ -216,14 +232,7 @@ def watch_pid(pid: int, seconds: float, interval: float = 1.0, use_gpus: bool = 
     nvml = Nvml() if use_gpus else None
     try:
         obs = new_observation("pid", roots=[pid])
-        observer = Observer(nvml, roots=[pid])
-        end = time.monotonic() + seconds
-        while True:
-            obs.snapshots.append(observer.snapshot())
-            if time.monotonic() >= end or not os.path.exists(f"/proc/{pid}"):
-                break
-            time.sleep(max(0.0, min(interval, end - time.monotonic())))
-        obs.unobserved = observer.unobserved
+        _watch(Observer(nvml, roots=[pid]), obs, seconds, interval, lambda: not os.path.exists(f"/proc/{pid}"))
     finally:
         if nvml:
             nvml.close()
@@ -237,14 +246,7 @@ def watch_machine(seconds: float, interval: float = 1.0, ranks_json: Optional[st
     nvml = Nvml()
     try:
         obs = new_observation("snapshot")
-        observer = Observer(nvml)
-        end = time.monotonic() + seconds
-        while True:
-            obs.snapshots.append(observer.snapshot())
-            if time.monotonic() >= end:
-                break
-            time.sleep(max(0.0, min(interval, end - time.monotonic())))
-        obs.unobserved = observer.unobserved
+        _watch(Observer(nvml), obs, seconds, interval, lambda: False)
     finally:
         nvml.close()
     if ranks_json:
