@@ -162,6 +162,17 @@ async def test_quick_fix_rewrites_the_buffer_exactly(client, tmp_path):
     assert apply(TRAIN, fixes[0].edit.changes[uri]) == TRAIN_FIXED
 
 
+async def test_quick_fix_without_data_from_the_client(client, tmp_path):
+    """Some clients drop `Diagnostic.data`; the server then uses what it published."""
+    uri = open_doc(client, tmp_path / "train.py", TRAIN)
+    await until(lambda: codes(client, uri) == ["DSL102"])
+    stripped = [types.Diagnostic(range=d.range, message=d.message, code=d.code, source=d.source)
+                for d in client.diagnostics[uri]]
+    actions = await actions_for(client, uri, stripped)
+    fix = next(a for a in actions if a.title.startswith("dslint (DSL102)"))
+    assert apply(TRAIN, fix.edit.changes[uri]) == TRAIN_FIXED
+
+
 async def test_change_updates_diagnostics(client, tmp_path):
     uri = open_doc(client, tmp_path / "train.py", TRAIN)
     await until(lambda: codes(client, uri) == ["DSL102"])

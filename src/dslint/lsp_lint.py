@@ -30,6 +30,15 @@ class MemoryCache(engine.ResultCache):
         super().__init__(None, settings)
         self._key_of_file: dict[str, str] = {}
 
+    def key(self, source) -> Optional[str]:
+        # The file's size and modification time instead of a hash of its content: no file is read
+        # on a keystroke unless it changed (the buffers being edited never come from the cache).
+        try:
+            stat = os.stat(source.abspath)
+        except OSError:
+            return None
+        return f"{source.abspath}\0{source.path}\0{stat.st_mtime_ns}:{stat.st_size}:{stat.st_ino}"
+
     def put(self, key, result) -> None:
         if not key:
             return

@@ -150,7 +150,7 @@ class DslintLanguageServer(LanguageServer):
     # -- code actions ----------------------------------------------------------------------
 
     def quick_fixes(self, uri: str, doc: OpenDocument, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
-        data = diagnostic.data if isinstance(diagnostic.data, dict) else {}
+        data = diagnostic.data if isinstance(diagnostic.data, dict) else self._published_data(uri, diagnostic)
         fix = fix_from_data(data.get("fix"))
         kind = document_kind(doc.path, doc.language_id)
         actions = []
@@ -173,6 +173,13 @@ class DslintLanguageServer(LanguageServer):
                     title=f"dslint: ignore {diagnostic.code} on this line", kind=types.CodeActionKind.QuickFix,
                     diagnostics=[diagnostic], edit=types.WorkspaceEdit(changes={uri: to_text_edits([edit], lines, self.encoding)})))
         return actions
+
+    def _published_data(self, uri: str, diagnostic: types.Diagnostic) -> dict:
+        """`data` of the diagnostic we sent, for clients that do not send it back."""
+        for sent in (self.published.get(uri) or (None, []))[1]:
+            if sent.code == diagnostic.code and sent.range == diagnostic.range and isinstance(sent.data, dict):
+                return sent.data
+        return {}
 
     def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
         docs = self.open_documents()
