@@ -108,10 +108,26 @@ def test_linter_reads_buffers_and_reuses_cached_neighbours(tmp_path):
     cache = next(iter(linter._caches.values()))
     cached = dict(cache.entries)
     assert any(key.startswith(os.path.realpath(tmp_path / "other.py")) for key in cached)
-    assert not any(key.startswith(path) for key in cached)  # buffers are never cached
+    assert not any(key.startswith(path) for key in cached)  # edited buffers are never cached
     outcome = linter.lint([OpenDocument(path, TRAIN + "# edit\n", 2, "python")])
     assert [f.code for f in outcome.findings[path]] == ["DSL102"]
     assert cache.entries == cached
+
+
+def test_saved_buffers_come_from_the_cache_and_edited_ones_do_not(tmp_path):
+    (tmp_path / "saved.py").write_text(TRAIN)
+    (tmp_path / "edited.py").write_text(TRAIN)
+    saved, edited = (os.path.realpath(tmp_path / n) for n in ("saved.py", "edited.py"))
+    linter = WorkspaceLinter()
+    docs = [OpenDocument(saved, TRAIN, 1, "python"), OpenDocument(edited, TRAIN + "x = 1\n", 2, "python")]
+    assert linter.overlay_of(docs) == {edited: TRAIN + "x = 1\n"}
+    outcome = linter.lint(docs)
+    assert [f.code for f in outcome.findings[saved]] == [f.code for f in outcome.findings[edited]] == ["DSL102"]
+    cache = next(iter(linter._caches.values()))
+    assert any(key.startswith(saved) for key in cache.entries)
+    assert not any(key.startswith(edited) for key in cache.entries)
+    (tmp_path / "saved.py").write_text(TRAIN + "# changed on disk\n")  # the buffer is now unsaved
+    assert linter.overlay_of(docs) == {saved: TRAIN, edited: TRAIN + "x = 1\n"}
 
 
 def test_linter_reports_invalid_settings_instead_of_linting(tmp_path):

@@ -33,11 +33,8 @@ class MemoryCache(engine.ResultCache):
     def key(self, source) -> Optional[str]:
         # The file's size and modification time instead of a hash of its content: no file is read
         # on a keystroke unless it changed (the buffers being edited never come from the cache).
-        try:
-            stat = os.stat(source.abspath)
-        except OSError:
-            return None
-        return f"{source.abspath}\0{source.path}\0{stat.st_mtime_ns}:{stat.st_size}:{stat.st_ino}"
+        stat = _stat(source.abspath)
+        return None if stat is None else f"{source.abspath}\0{source.path}\0{stat}"
 
     def put(self, key, result) -> None:
         if not key:
@@ -90,6 +87,23 @@ class WorkspaceLinter:
     def __init__(self):
         self._caches: dict[str, MemoryCache] = {}
         self.workspace_roots: tuple = ()  # the editor's workspace folders (absolute, resolved)
+        self._saved: dict[str, tuple] = {}  # path -> (version, file stat, length) of buffers equal to the file
+
+    def overlay_of(self, documents: list[OpenDocument]) -> dict[str, str]:
+        """The buffers that differ from their files. A saved buffer is read from disk instead,
+        so its results come from the cache: a keystroke re-lints only what was edited."""
+        overlay = {}
+        for doc in documents:
+            stat = _stat(doc.path)
+            mark = (doc.version, stat, len(doc.text))
+            if stat is not None and doc.version is not None and self._saved.get(doc.path) == mark:
+                continue
+            if stat is not None and _file_has_text(doc.path, doc.text):
+                self._saved[doc.path] = mark
+                continue
+            self._saved.pop(doc.path, None)
+            overlay[doc.path] = doc.text
+        return overlay
 
     def settings_for(self, folder: Path) -> Settings:
         """`[tool.dslint]` from the nearest pyproject.toml that has it (UsageError when invalid)."""
@@ -105,7 +119,7 @@ class WorkspaceLinter:
     def lint(self, documents: list[OpenDocument], targets: Optional[set] = None) -> LintOutcome:
         """Findings for every open document whose lint folder is among `targets` (all when None)."""
         outcome = LintOutcome()
-        overlay = {d.path: d.text for d in documents}
+        overlay = self.overlay_of(documents)
         groups: dict[str, list[OpenDocument]] = {}
         for doc in documents:
             if document_kind(doc.path, doc.language_id) is None:
@@ -154,6 +168,26 @@ class WorkspaceLinter:
                              write=False, overlay=overlay)
         changed = outcome.changed.get(document.path)
         return changed[1] if changed and changed[1] != document.text else None
+
+
+def _stat(path: str) -> Optional[tuple]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+
+
+def _file_has_text(path: str, text: str) -> bool:
+    """Is the file on disk exactly this buffer (as the engine would read it)?"""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return False
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data == text.encode("utf-8", "surrogatepass")
 
 
 def folder_root(folder: Path, workspace_roots: tuple = ()) -> Path:
