@@ -144,3 +144,13 @@ def test_report_2_shape_batch_of_repeated_prompts(project):
         "replace_with_kernel_inject=True)\nids = tokenizer(['Hello'] * 150, return_tensors='pt').input_ids\n"
     )})
     assert rows(project, "DSL403") == [4]
+
+
+def test_evaluation_function_by_name_without_eval_call(project):
+    project.write({"train.py": (
+        "import torch\n\n\ndef validate(net, val_loader):\n    losses = []\n    for x, y in val_loader:\n"
+        "        losses.append(torch.nn.functional.mse_loss(net(x), y))\n    return torch.stack(losses).mean()\n\n\n"
+        "def test_forward(net):\n    for x in loader:\n        net(x)\n\n\n"
+        "def sample(policy, prompts):\n    for p in prompts:\n        policy(p)\n"
+    )})
+    assert rows(project, "DSL401") == [7]

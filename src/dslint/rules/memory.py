@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Iterator, Optional
 
 from ..facts.script import ScriptFacts
 from ..fixes import codemod_fixer, make_fix
 from ..model import Applicability, Severity
 from ..sources.names import dotted
-from ._helpers import literal
+from ._helpers import iter_target, literal
 from .context import PythonContext
 from .registry import Report, python_rule
 
@@ -89,6 +90,13 @@ def eval_without_no_grad(ctx: PythonContext) -> Iterator[Report]:
     if not facts.uses("torch"):
         return
     seen = set()
+    for function, model in _named_eval_loops(facts):
+        if id(function) in seen:
+            continue
+        seen.add(id(function))
+        report = _check_eval_function(ctx, function, model)
+        if report is not None:
+            yield report
     for site in facts.method_calls("eval"):
         function = site.ctx.function
         if site.node.args or site.node.keywords or site.receiver is None or function is None:
@@ -99,6 +107,32 @@ def eval_without_no_grad(ctx: PythonContext) -> Iterator[Report]:
         report = _check_eval_function(ctx, function, site.receiver)
         if report is not None:
             yield report
+
+
+_EVAL_FUNCTION = re.compile(r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test)($|_)", re.IGNORECASE)
+_EVAL_DATA = re.compile(r"val|eval|test|dev", re.IGNORECASE)
+_MODEL_NAMES = re.compile(r"(^|_)(model|net|network|engine|module|encoder|decoder|classifier|ddp_model|model_engine)$")
+
+
+def _named_eval_loops(facts: ScriptFacts):
+    """(function, model) for evaluation functions by name that loop over evaluation data and call a model."""
+    for node, where in facts.of_type(ast.For):
+        function = where.function
+        if function is None or isinstance(function, ast.Lambda) or not _EVAL_FUNCTION.search(function.name):
+            continue
+        if function.name.startswith("test_") or "train" in function.name.lower():
+            continue
+        data = dotted(iter_target(node.iter)) or ""
+        if not (_EVAL_DATA.search(data) or "loader" in data.lower()):
+            continue
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Call):
+                name = dotted(inner.func) or ""
+                base = name[:-len(".module")] if name.endswith(".module") else name
+                base = base[:-len(".forward")] if base.endswith(".forward") else base
+                if _MODEL_NAMES.search(base.rsplit(".", 1)[-1]):
+                    yield function, base
+                    break
 
 
 def _check_eval_function(ctx: PythonContext, function: ast.AST, model: str) -> Optional[Report]:
@@ -124,7 +158,7 @@ def _check_eval_function(ctx: PythonContext, function: ast.AST, model: str) -> O
     if torch_name and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fix = make_fix("decorate-no-grad", f"Decorate {function.name}() with @{torch_name}.no_grad()",
                        Applicability.UNSAFE, row=function.lineno, name=function.name, torch=torch_name)
-    return Report(first.node, f"{function.name}() puts {model} in eval mode and runs it (line {first.node.lineno}) with "
+    return Report(first.node, f"{function.name}() evaluates {model} (line {first.node.lineno}) with "
                   "autograd on: every forward keeps its activations for a backward that never comes (training-size "
                   "memory per batch, and every batch's graph if outputs are accumulated); run it under "
                   "torch.no_grad() or torch.inference_mode()", fix=fix)
