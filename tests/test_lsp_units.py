@@ -163,3 +163,21 @@ def test_lsp_without_pygls_says_how_to_install_it():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
     assert run.stderr.strip() == "dslint: error: `dslint lsp` needs pygls, which is not installed: pip install 'dslint[lsp]'"
+
+
+def test_a_script_in_the_home_folder_does_not_walk_the_home_folder(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: tmp_path))
+    (tmp_path / "ds_config.json").write_text('{"train_batch_size": 8}')
+    (tmp_path / "projects" / "big").mkdir(parents=True)
+    (tmp_path / "projects" / "big" / "train.py").write_text(TRAIN)
+    from dslint.lsp_lint import _folder_paths
+
+    assert _folder_paths(tmp_path) == [str(tmp_path / "ds_config.json")]
+    assert _folder_paths(tmp_path / "projects") == [str(tmp_path / "projects")]
+    linter = WorkspaceLinter()
+    path = str(tmp_path / "train.py")
+    outcome = linter.lint([OpenDocument(path, TRAIN, 1, "python")])
+    assert [f.code for f in outcome.findings[path]] == ["DSL102"]
+    assert not any("projects" in key for cache in linter._caches.values() for key in cache.entries)

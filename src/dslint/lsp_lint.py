@@ -152,7 +152,7 @@ class WorkspaceLinter:
     def _check_folder(self, folder: Path, docs: list[OpenDocument], settings: Settings, overlay: dict) -> engine.CheckResult:
         # Open documents are named explicitly as well: a script whose name the folder walk
         # skips (no .py suffix, or .gitignored) is still linted when the user opens it.
-        paths = [str(folder)] + [d.path for d in docs]
+        paths = _folder_paths(folder) + [d.path for d in docs]
         return engine.check(paths, settings, root=folder, use_cache=False, overlay=overlay,
                             cache=self._cache(settings))
 
@@ -168,6 +168,17 @@ class WorkspaceLinter:
                              write=False, overlay=overlay)
         changed = outcome.changed.get(document.path)
         return changed[1] if changed and changed[1] != document.text else None
+
+
+def _folder_paths(folder: Path) -> list[str]:
+    """The folder to walk, or, for a home folder or a filesystem root, only the files directly in it:
+    a script opened from ~ must not make every keystroke walk the whole home directory."""
+    if folder in (Path.home(), Path.home().resolve()) or folder.parent == folder:
+        try:
+            return [str(p) for p in sorted(folder.iterdir()) if p.is_file() and kind_of(p) is not None]
+        except OSError:
+            return []
+    return [str(folder)]
 
 
 def _stat(path: str) -> Optional[tuple]:
