@@ -335,3 +335,20 @@ async def test_shutdown_is_clean(tmp_path_factory):
     await lsp.shutdown_session()
     assert lsp._server.returncode == 0
     await lsp.stop()
+
+
+async def test_utf8_positions_for_a_client_that_prefers_them(tmp_path_factory):
+    """Neovim offers UTF-8 first; pygls picks it, and columns are then counted in bytes."""
+    root = tmp_path_factory.mktemp("neovim")
+    config = ClientServerConfig(server_command=[sys.executable, "-m", "dslint", "lsp"])
+    lsp = await config.start()
+    result = await lsp.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("neovim"), root_uri=root.as_uri()))
+    assert result.capabilities.position_encoding == types.PositionEncodingKind.Utf8
+    line = 'note = "🚀 ünï"; state = torch.load("ckpt.pt")\n'
+    uri = open_doc(lsp, root / "train.py", CLEAN + line)
+    await until(lambda: codes(lsp, uri) == ["DSL102"])
+    start = len(line[:line.index("torch.load")].encode("utf-8"))
+    assert lsp.diagnostics[uri][0].range.start == types.Position(line=4, character=start)
+    await lsp.shutdown_session()
+    await lsp.stop()
