@@ -154,3 +154,12 @@ def test_evaluation_function_by_name_without_eval_call(project):
         "def sample(policy, prompts):\n    for p in prompts:\n        policy(p)\n"
     )})
     assert rows(project, "DSL401") == [7]
+
+
+def test_module_level_inference_script(project):
+    script = ("import torch\n\nmodel = torch.nn.Linear(8, 2)\nmodel.eval()\nfor x in batches:\n    print(model(x))\n")
+    project.write({"infer.py": script,
+                   "ok.py": script.replace("for x in batches:\n    print(model(x))",
+                                           "with torch.inference_mode():\n    for x in batches:\n        print(model(x))"),
+                   "trains.py": script + "model(x).sum().backward()\n"})
+    assert [(f.path, f.span.start.row) for f in project.check(select=["DSL401"]).findings] == [("infer.py", 6)]

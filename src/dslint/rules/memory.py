@@ -99,7 +99,14 @@ def eval_without_no_grad(ctx: PythonContext) -> Iterator[Report]:
             yield report
     for site in facts.method_calls("eval"):
         function = site.ctx.function
-        if site.node.args or site.node.keywords or site.receiver is None or function is None:
+        if site.node.args or site.node.keywords or site.receiver is None:
+            continue
+        if function is None:
+            if "<module>" not in seen:
+                seen.add("<module>")
+                report = _check_module_level(ctx, site.receiver)
+                if report is not None:
+                    yield report
             continue
         if isinstance(function, ast.Lambda) or id(function) in seen:
             continue
@@ -162,6 +169,23 @@ def _check_eval_function(ctx: PythonContext, function: ast.AST, model: str) -> O
                   "autograd on: every forward keeps its activations for a backward that never comes (training-size "
                   "memory per batch, and every batch's graph if outputs are accumulated); run it under "
                   "torch.no_grad() or torch.inference_mode()", fix=fix)
+
+
+def _check_module_level(ctx: PythonContext, model: str) -> Optional[Report]:
+    """An inference script written at module level: `model.eval()` then forwards, nothing trains anywhere."""
+    facts = ctx.facts
+    if any(site.attr in _WANTS_GRAD or site.attr in _BACKWARD for site in facts.calls):
+        return None
+    if any(site.attr == "train" and site.receiver == model for site in facts.calls):
+        return None
+    forwards = [site for site in facts.calls if site.ctx.function is None and _is_forward_of(site, model)
+                and not _grad_off_around(facts, site.node)]
+    if not forwards:
+        return None
+    first = forwards[0]
+    return Report(first.node, f"the script puts {model} in eval mode and runs it (line {first.node.lineno}) with autograd "
+                  "on: every forward keeps its activations for a backward that never comes; wrap the inference in "
+                  "`with torch.inference_mode():` (or torch.no_grad())")
 
 
 def _train_only_at_the_end(function: ast.AST, model: str) -> bool:
