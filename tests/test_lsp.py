@@ -284,6 +284,17 @@ async def test_a_config_change_relints_the_launch_script_that_uses_it(client, tm
     await until(lambda: codes(client, launch) == [] and last_version(client, launch) == 2)
 
 
+async def test_related_information_points_into_the_other_file(client, tmp_path):
+    (tmp_path / "train.py").write_text(DS_TRAIN)
+    (tmp_path / "launch.sh").write_text(LAUNCH)
+    config_text = OFFLOAD.replace("{\n", '{\n  "train_batch_size": 8,\n', 1)
+    config = open_doc(client, tmp_path / "ds_config.json", config_text, language_id="json")
+    await until(lambda: codes(client, config) == ["DSL610"])
+    related = client.diagnostics[config][0].related_information
+    assert [(r.location.uri, r.location.range.start) for r in related] == [
+        ((tmp_path / "launch.sh").resolve().as_uri(), types.Position(line=0, character=0))]
+
+
 async def test_files_changed_outside_the_editor_are_picked_up(client, tmp_path):
     assert any(r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES for r in client.registrations)
     (tmp_path / "train.py").write_text(DS_TRAIN)
@@ -329,7 +340,8 @@ async def test_close_clears_diagnostics(client, tmp_path):
 
 async def test_shutdown_is_clean(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("shutdown")
-    config = ClientServerConfig(server_command=[sys.executable, "-m", "dslint", "lsp"])
+    # VS Code's client appends --stdio to the command; the server accepts and ignores it
+    config = ClientServerConfig(server_command=[sys.executable, "-m", "dslint", "lsp", "--stdio"])
     lsp = await config.start()
     await lsp.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=tmp_path.as_uri()))
     await lsp.shutdown_session()
