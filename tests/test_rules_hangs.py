@@ -136,3 +136,9 @@ def test_diffusers_style_save_state_with_deepspeed_support_is_flagged(project):
         "if step % 500 == 0:\n    if accelerator.is_main_process:\n        accelerator.save_state('ckpt')\n"
     )})
     assert rows(project, "DSL502") == [(8, "DSL502")]
+
+
+def test_custom_strategy_rank_zero_helper_gates(project):
+    # OpenRLHF-style strategy object: `if strategy.is_rank_0(): dist.barrier()`
+    project.write({"train.py": HEADER + "def main(strategy):\n    if strategy.is_rank_0():\n        prep()\n        dist.barrier()\n"})
+    assert rows(project, "DSL501") == [(8, "DSL501")]

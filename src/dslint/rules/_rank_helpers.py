@@ -18,7 +18,7 @@ from ._helpers import literal, mentions_rank
 # Names that are true on the main process only.
 _MAIN_WORDS = re.compile(r"(^|_)(is_main_process|is_local_main_process|is_global_zero|is_rank_zero|rank_zero|rank0|is_rank0|"
                          r"is_world_process_zero|is_local_process_zero|main_process|master_process|master|is_master|"
-                         r"is_main|is_chief|is_leader)($|_)", re.IGNORECASE)
+                         r"is_main|is_chief|is_leader|is_rank_0|rank_0|is_master_process|is_local_master|local_master)($|_)", re.IGNORECASE)
 # A rank that is not a process's: a LoRA rank, a matrix rank.
 _NOT_A_PROCESS_RANK = re.compile(r"lora|low_rank|matrix_rank|rank_r\b|num_ranks|n_ranks", re.IGNORECASE)
 # Decorators that run the function on one process only.
