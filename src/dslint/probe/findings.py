@@ -17,14 +17,9 @@ from dslint.probe.observe import Observation, ProcessInfo, RankReport, Snapshot,
 PROBE_PATH = "<probe>"
 
 # code -> (name, one-line summary). Shown by `dslint explain` through the reporters' `texts`.
-RULES: dict[str, tuple[str, str]] = {
-    "DSL901": ("several-worlds-on-gpu", "Processes of several training worlds (or jobs) compute on one GPU."),
-    "DSL902": ("ranks-share-gpu-runtime", "Two ranks of one world compute on the same GPU."),
-    "DSL903": ("cpu-optimizer-oversubscribed", "Ranks running a CPU optimizer share cores with more compute threads than cores."),
-    "DSL904": ("cpu-optimizer-starved", "Ranks running a CPU optimizer are limited to one thread while cores sit idle."),
-    "DSL905": ("stray-cuda-context", "A rank holds a CUDA context on a GPU other than its own."),
-    "DSL906": ("collective-below-link", "NCCL all-reduce bandwidth is far below what the GPUs' link allows."),
-}
+from dslint.rules.probe_codes import PROBE_CODES
+
+RULES: dict[str, tuple[str, str]] = {code: (name, summary) for code, (name, summary, _) in PROBE_CODES.items()}
 TEXTS = {code: f"{name}: {summary}" for code, (name, summary) in RULES.items()}
 
 # A measured run-queue wait over run time above this means the ranks wait for a core more than
