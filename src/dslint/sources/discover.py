@@ -33,7 +33,10 @@ class SourceFile:
 
 
 def kind_of(path: Path) -> Optional[str]:
-    name = path.name
+    return _kind_of_name(path.name)
+
+
+def _kind_of_name(name: str) -> Optional[str]:
     if name.endswith(".py"):
         return "python"
     if name.endswith(".json"):
@@ -112,7 +115,8 @@ def _walk(top: Path, excludes: pathspec.PathSpec, root: Path, use_gitignore: boo
 
         dirnames[:] = sorted(d for d in dirnames if not ignored(d, True))
         for name in sorted(filenames):
-            if not ignored(name, False):
+            # only the files dslint reads are matched against the patterns (most are not: data, images)
+            if _kind_of_name(name) is not None and not ignored(name, False):
                 yield here / name
 
 
