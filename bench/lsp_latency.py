@@ -1,7 +1,8 @@
 """How long after a keystroke `dslint lsp` publishes diagnostics for a 2,000-line script.
 
     .venv/bin/python bench/lsp_latency.py            # print the table
-    .venv/bin/python bench/lsp_latency.py --write    # also put it under "## LSP latency" in bench/RESULTS.md
+    .venv/bin/python bench/lsp_latency.py --write    # also put it in bench/RESULTS.md ("## LSP latency",
+                                                     # a subsection per --machine)
 
 Three numbers, each the median of several runs on the same text:
 - baseline: a bare `ast.parse` of the script (the least any Python linter must pay);
@@ -200,7 +201,16 @@ async def _wait(arrived: dict, version: int, timeout: float = 60.0) -> None:
         await asyncio.sleep(0.001)
 
 
-def run(runs: int) -> str:
+SECTION = "## LSP latency"
+INTRO = """Target: diagnostics within 200 ms of a change to a 2,000-line script. `bench/lsp_latency.py`
+measures, on a generated 2,011-line training script, medians of 15 runs: the baseline (a bare
+`ast.parse` of the script), the server's lint in-process (the buffer from the overlay, the other
+files of the folder from the in-memory cache), and end to end through the real server over stdio
+(`didChange` sent until `publishDiagnostics` for that version arrives, the debounce included).
+One subsection per machine; CPU times in brackets."""
+
+
+def run(runs: int, machine: str) -> str:
     rows, medians = [], []
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
@@ -216,17 +226,12 @@ def run(runs: int) -> str:
                         f"| {statistics.median(server):.0f} | {median_ms(e2e):.1f} | {max(e2e) * 1000:.1f} | {count} |")
     verdicts = "; ".join(f"{label}: {'met' if ms <= 200 else 'missed'} ({ms:.0f} ms)" for label, ms in medians)
     return "\n".join([
-        "## LSP latency",
+        f"### {machine}",
         "",
-        f"**Date:** {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. **Machine:** the development machine "
-        f"({platform.processor() or platform.machine()}, {os.cpu_count()} cores).",
-        "",
-        f"`.venv/bin/python bench/lsp_latency.py` ({runs} runs each, medians; {os.cpu_count()} cores, "
-        f"Python {sys.version.split()[0]}; load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after "
-        f"the run: the machine is shared, so wall times include waiting for a core; CPU times in brackets). "
-        f"Target: diagnostics within 200 ms of a change to a 2,000-line script.",
-        f"End to end = `didChange` sent until `publishDiagnostics` for that version arrives, including the "
-        f"server's {DEBOUNCE_SECONDS * 1000:.0f} ms debounce.",
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {platform.processor() or platform.machine()}, "
+        f"{os.cpu_count()} cores, Python {sys.version.split()[0]}; load average {load_before:.1f} before and "
+        f"{os.getloadavg()[0]:.1f} after the run; `python bench/lsp_latency.py --runs {runs} --machine \"{machine}\"`; "
+        f"debounce {DEBOUNCE_SECONDS * 1000:.0f} ms.",
         "",
         "| folder | script lines | baseline: `ast.parse` ms | in-process lint ms | lint / baseline | lint in the server ms | end to end ms | end to end worst ms | findings |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -237,27 +242,39 @@ def run(runs: int) -> str:
     ])
 
 
-def write_section(section: str) -> None:
+def write_section(subsection: str) -> None:
+    """Put `subsection` (### machine) under "## LSP latency" in bench/RESULTS.md, replacing the same machine's."""
     path = Path(__file__).resolve().parent / "RESULTS.md"
-    text = path.read_text() if path.exists() else "# Benchmark results\n\n"
-    start = text.find("## LSP latency")
+    text = path.read_text() if path.exists() else "# Benchmark results\n"
+    start = text.find(f"\n{SECTION}\n")
     if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
+        text = text.rstrip("\n") + f"\n\n{SECTION}\n\n{INTRO}\n\n"
+        start = text.find(f"\n{SECTION}\n")
+    end = text.find("\n## ", start + 1)
+    end = len(text) if end == -1 else end + 1
+    body = text[start:end]
+    heading = subsection.split("\n", 1)[0]
+    at = body.find(f"\n{heading}\n")
+    if at == -1:
+        body = body.rstrip("\n") + "\n\n" + subsection
     else:
-        end = text.find("\n## ", start + 1)
-        text = text[:start] + section + ("" if end == -1 else text[end + 1:])
+        after = body.find("\n### ", at + 1)
+        body = body[:at + 1] + subsection + ("" if after == -1 else "\n" + body[after + 1:])
+    text = text[:start] + body.rstrip("\n") + "\n" + ("\n" + text[end:] if end < len(text) else "")
     path.write_text(text)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--machine", default="development machine (shared, 2 cores)",
+                        help="the subsection's heading in bench/RESULTS.md")
     parser.add_argument("--write", action="store_true", help="update bench/RESULTS.md")
     args = parser.parse_args()
-    section = run(args.runs)
-    print(section)
+    subsection = run(args.runs, args.machine)
+    print(subsection)
     if args.write:
-        write_section(section)
+        write_section(subsection)
 
 
 if __name__ == "__main__":
