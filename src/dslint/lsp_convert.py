@@ -40,23 +40,6 @@ def to_range(lines: LineIndex, start: Location, end: Location, encoding: str) ->
     return types.Range(start=to_position(lines, start, encoding), end=to_position(lines, end, encoding))
 
 
-def from_position(lines: LineIndex, position: types.Position, encoding: str) -> int:
-    """The character offset of an LSP position (clamped to the line, as the spec asks)."""
-    row = min(position.line + 1, len(lines.line_starts))
-    line = lines.line(row)
-    if encoding == types.PositionEncodingKind.Utf32 or line.isascii():
-        column = min(position.character, len(line))
-    else:
-        column, count = 0, 0
-        for char in line:
-            width = len(char.encode("utf-8")) if encoding == types.PositionEncodingKind.Utf8 else (2 if ord(char) > 0xFFFF else 1)
-            if count + width > position.character:
-                break
-            count += width
-            column += 1
-    return lines.line_starts[row - 1] + column
-
-
 def fix_to_data(fix: Optional[Fix]) -> Optional[dict]:
     """A fix descriptor as plain JSON (it travels to the editor in `Diagnostic.data` and back)."""
     if fix is None:
