@@ -181,3 +181,11 @@ def test_a_script_in_the_home_folder_does_not_walk_the_home_folder(tmp_path, mon
     outcome = linter.lint([OpenDocument(path, TRAIN, 1, "python")])
     assert [f.code for f in outcome.findings[path]] == ["DSL102"]
     assert not any("projects" in key for cache in linter._caches.values() for key in cache.entries)
+
+
+def test_documents_in_nested_folders_are_reported_once(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "train.py").write_text(TRAIN)  # on disk: the parent folder's walk sees it
+    top, nested = os.path.realpath(tmp_path / "train.py"), os.path.realpath(tmp_path / "sub" / "train.py")
+    outcome = WorkspaceLinter().lint([OpenDocument(nested, TRAIN, 1, "python"), OpenDocument(top, TRAIN, 1, "python")])
+    assert [f.code for f in outcome.findings[top]] == [f.code for f in outcome.findings[nested]] == ["DSL102"]

@@ -143,9 +143,12 @@ class WorkspaceLinter:
             result = self._check_folder(Path(folder), wanted, settings, overlay)
             outcome.texts.update(result.texts)
             outcome.errors.extend(result.errors)
+            # Only this folder's documents: one in a subfolder gets its diagnostics from its own
+            # folder's lint (a parent folder's walk sees it too, and would report it twice).
+            mine = {d.path for d in wanted}
             for finding in result.findings:
                 path = finding.path if os.path.isabs(finding.path) else os.path.join(folder, finding.path)
-                if path in outcome.findings:
+                if path in mine:
                     outcome.findings[path].append(finding)
         return outcome
 
