@@ -260,6 +260,20 @@ OFFLOAD = """{
 LAUNCH = "deepspeed --num_gpus=8 train.py --deepspeed --deepspeed_config ds_config.json\n"
 
 
+async def test_invalid_settings_are_shown_and_fixing_them_relints(client, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.dslint]\nselcet = ["DSL1"]\n')
+    uri = open_doc(client, tmp_path / "train.py", TRAIN)
+    await until(lambda: codes(client, uri) == [] and any("selcet" in m.message for m in client.messages))
+    error = next(m for m in client.messages if "selcet" in m.message)
+    assert error.type == types.MessageType.Error and "pyproject.toml" in error.message
+    assert not await actions_for(client, uri, [], only=["source.fixAll.dslint"])
+    assert not [m for m in client.log_messages if "fix all failed" in m.message]
+    (tmp_path / "pyproject.toml").write_text('[tool.dslint]\nselect = ["DSL1"]\n')
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(tmp_path / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))
+    await until(lambda: codes(client, uri) == ["DSL102"])
+
+
 async def test_a_config_change_relints_the_launch_script_that_uses_it(client, tmp_path):
     (tmp_path / "train.py").write_text(DS_TRAIN)
     (tmp_path / "ds_config.json").write_text(OFFLOAD)

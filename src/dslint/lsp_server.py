@@ -24,7 +24,7 @@ from .fixes import apply_edits, build_edits, diff_to_edit, parses
 from .lsp_convert import (FIX_ALL_KIND, SOURCE, fix_from_data, to_diagnostic, to_range, to_text_edits)
 from .lsp_lint import OpenDocument, WorkspaceLinter, document_kind
 from .lsp_noqa import noqa_edit
-from .model import Applicability
+from .model import Applicability, UsageError
 from .textpos import LineIndex
 
 DEBOUNCE_SECONDS = 0.025  # after the last keystroke: coalesces a burst of typing; lints never overlap anyway
@@ -186,7 +186,14 @@ class DslintLanguageServer(LanguageServer):
         doc = docs.get(uri)
         if doc is None:
             return None
-        new_text = self.linter.fix_all(doc, list(docs.values()))
+        try:
+            new_text = self.linter.fix_all(doc, list(docs.values()))
+        except UsageError:  # invalid settings: already shown to the user when the document was linted
+            return None
+        except Exception as error:  # a bug: no edit, and the server lives on
+            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
+                                                           message=f"dslint: fix all failed: {error!r}"))
+            return None
         if new_text is None:
             return None
         edits = diff_to_edit(doc.text, new_text) or []
