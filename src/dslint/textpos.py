@@ -11,13 +11,21 @@ class LineIndex:
 
     def __init__(self, text: str):
         self.text = text
-        starts = [0]
-        find = text.find
-        i = find("\n")
-        while i != -1:
-            starts.append(i + 1)
-            i = find("\n", i + 1)
-        self.line_starts = starts
+        self._line_starts: list[int] | None = None
+
+    @property
+    def line_starts(self) -> list[int]:
+        """Offsets where each line starts; computed on first use (most files get no finding)."""
+        starts = self.__dict__.get("_line_starts")  # absent in indexes pickled by older versions
+        if starts is None:
+            starts = [0]
+            find = self.text.find
+            i = find("\n")
+            while i != -1:
+                starts.append(i + 1)
+                i = find("\n", i + 1)
+            self._line_starts = starts
+        return starts
 
     def location(self, offset: int) -> Location:
         row = bisect.bisect_right(self.line_starts, offset)

@@ -143,12 +143,19 @@ _LEAVES = frozenset(
 )
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}  # node type -> its fields that may hold nodes
 _INDEXED: dict[type, bool] = {}
+# Fields that hold only strings, numbers or leaves (`Name.ctx`; in 3.12+ `TypeAlias.name` is a Name).
+_SCALAR_FIELDS = frozenset(("ctx", "attr", "id", "name", "arg", "module", "level", "kind", "type_comment",
+                            "conversion", "is_async", "simple"))
+# The node types the walk treats specially; every other type takes the generic path.
+_STRUCTURED = frozenset((ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.For,
+                         ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Lambda, ast.Assign,
+                         ast.AnnAssign))
 
 
 def _child_fields(kind: type) -> tuple[str, ...]:
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
-        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f != "ctx")
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in _SCALAR_FIELDS)
     return fields
 
 
@@ -165,7 +172,10 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
     pop = stack.pop
     leaves = _LEAVES
     indexed_types = _INDEXED
+    structured = _STRUCTURED
+    child_fields = _CHILD_FIELDS
     AST = ast.AST
+    Call = ast.Call
     while stack:
         node, ctx = pop()
         kind = type(node)
@@ -180,12 +190,14 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
                 entries = nodes[kind] = []
             entries.append((node, ctx))
             ctx_of[id(node)] = ctx
-        if kind is ast.Call:
+        if kind is Call:
             calls.append((node, ctx))
+        elif kind not in structured:
+            pass  # straight to the generic path below
         elif kind is ast.Import or kind is ast.ImportFrom:
             imports.add(node)
             continue
-        if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
+        elif kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
             if ctx.function is None:
                 key = f"{ctx.class_.name}.{node.name}" if ctx.class_ is not None else node.name
                 facts.functions.setdefault(key, node)
@@ -198,7 +210,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
                 push((default, outer))  # defaults run when the def runs
             continue
-        if kind is ast.ClassDef:
+        elif kind is ast.ClassDef:
             if ctx.function is None:
                 facts.classes.setdefault(node.name, node)
             inner = ctx.replace(class_=node, parent=node)
@@ -207,7 +219,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             for expr in node.bases + node.decorator_list + [k.value for k in node.keywords]:
                 push((expr, ctx))
             continue
-        if kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
+        elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
             inner = ctx.replace(loops=ctx.loops + (node,), parent=node)
             for stmt in reversed(node.body):
                 push((stmt, inner))
@@ -219,7 +231,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
                 push((node.iter, ctx))
                 push((node.target, ctx))
             continue
-        if kind is ast.If:
+        elif kind is ast.If:
             body_ctx = ctx.replace(guards=ctx.guards + ((node, True),), parent=node)
             else_ctx = ctx.replace(guards=ctx.guards + ((node, False),), parent=node)
             for stmt in reversed(node.orelse):
@@ -228,18 +240,18 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
                 push((stmt, body_ctx))
             push((node.test, ctx))
             continue
-        if kind is ast.With or kind is ast.AsyncWith:
+        elif kind is ast.With or kind is ast.AsyncWith:
             inner = ctx.replace(withs=ctx.withs + (node,), parent=node)
             for stmt in reversed(node.body):
                 push((stmt, inner))
             for item in node.items:
                 push((item.context_expr, ctx))
             continue
-        if kind is ast.Lambda:
+        elif kind is ast.Lambda:
             inner = Context(function=node, class_=ctx.class_, parent=node)
             push((node.body, inner))
             continue
-        if kind is ast.Assign or kind is ast.AnnAssign:
+        elif kind is ast.Assign or kind is ast.AnnAssign:
             value = node.value
             if value is not None:
                 targets = node.targets if kind is ast.Assign else [node.target]
@@ -248,7 +260,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
         # The children of any other node: `ast.iter_child_nodes` order, leaves skipped, and the
         # child context (parent = this node) made only when a child needs it.
         child_ctx = ctx if ctx.parent is node else None
-        for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+        for name in child_fields.get(kind) or _child_fields(kind):
             value = getattr(node, name, None)
             if type(value) is list:
                 for child in value:

@@ -8,6 +8,7 @@ name, and the public re-exports of a symbol (``lightning.Trainer``,
 from __future__ import annotations
 
 import ast
+import functools
 
 # Namespace prefixes that are the same package under another name (longest first).
 _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
@@ -47,8 +48,9 @@ _EXACT_ALIASES: dict[str, str] = {
 }
 
 
+@functools.lru_cache(maxsize=8192)
 def canonical(name: str) -> str:
-    """The one spelling dslint uses for a qualified name."""
+    """The one spelling dslint uses for a qualified name (memoised: scripts repeat their names)."""
     for old, new in _PREFIX_ALIASES:
         if name.startswith(old):
             name = new + name[len(old):]
