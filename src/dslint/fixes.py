@@ -145,6 +145,29 @@ def node_at(positions, node_type, row: int, column: int, end_row: int = None, en
     return best
 
 
+def keyword_arg(name: str, value):
+    """A libcst `name=value` argument written the PEP 8 way (no spaces around `=`)."""
+    import libcst as cst
+
+    return cst.Arg(keyword=cst.Name(name), value=value,
+                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                         whitespace_after=cst.SimpleWhitespace("")))
+
+
+def append_keyword(call, name: str, value):
+    """`call` with `name=value` appended, keeping its trailing-comma style."""
+    import libcst as cst
+
+    args = list(call.args)
+    new_arg = keyword_arg(name, value)
+    if args:
+        last = args[-1]
+        if last.comma is not cst.MaybeSentinel.DEFAULT:
+            new_arg = new_arg.with_changes(comma=last.comma)  # `f(a,)` stays `f(a, x=1,)`
+        args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return call.with_changes(args=[*args, new_arg])
+
+
 @fixer("edits")
 def _literal_edits(text: str, params: dict) -> Optional[list[Edit]]:
     """Edits computed when the finding was made (JSON and shell fixes): (start, end, content)."""

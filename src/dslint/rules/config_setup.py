@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ..facts.link import TrainingSetup, link_setups
-from ..fixes import codemod_fixer, make_fix, node_at
+from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from .context import SetupContext
 from .registry import Report, setup_rule
@@ -186,27 +186,15 @@ def _to_deepspeed_cpu_adam(module, positions, params):
     amsgrad = keywords.get("amsgrad")
     if amsgrad is not None and not (isinstance(amsgrad.value, cst.Name) and amsgrad.value.value == "False"):
         return None
-    args = list(call.args)
-    if len(positional) == 2:  # lr given positionally: keep its position (second in both)
-        pass
+    # lr given positionally stays where it is: it is the second parameter of both optimizers
     extra = []
     if not params["adamw"]:
         extra.append(("adamw_mode", "False"))
     elif "weight_decay" not in keywords:
         extra.append(("weight_decay", "0.01"))  # torch.optim.AdamW's default; DeepSpeedCPUAdam's is 0
+    new_call = call.with_changes(func=cst.Name("DeepSpeedCPUAdam"))
     for name, value in extra:
-        new_arg = cst.Arg(keyword=cst.Name(name), value=cst.parse_expression(value),
-                          equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                whitespace_after=cst.SimpleWhitespace("")))
-        if args:
-            last = args[-1]
-            if last.comma is cst.MaybeSentinel.DEFAULT:
-                args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            else:
-                new_arg = new_arg.with_changes(comma=last.comma)
-                args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(new_arg)
-    new_call = call.with_changes(func=cst.Name("DeepSpeedCPUAdam"), args=args)
+        new_call = append_keyword(new_call, name, cst.parse_expression(value))
     new_module = module.deep_replace(call, new_call)
     context = CodemodContext()
     AddImportsVisitor.add_needed_import(context, "deepspeed.ops.adam", "DeepSpeedCPUAdam")

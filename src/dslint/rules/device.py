@@ -5,7 +5,7 @@ import ast
 import re
 from typing import Iterator
 
-from ..fixes import codemod_fixer, make_fix, node_at
+from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ._helpers import literal, mentions_rank
 from .context import PythonContext
@@ -117,15 +117,5 @@ def _add_map_location(module, positions, params):
     call = node_at(positions, cst.Call, params["row"], params["column"])
     if call is None or any(a.keyword is not None and a.keyword.value == "map_location" for a in call.args):
         return None
-    new_arg = cst.Arg(keyword=cst.Name("map_location"), value=cst.SimpleString('"cpu"'),
-                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    args = list(call.args)
-    if args:
-        last = args[-1]
-        if last.comma is cst.MaybeSentinel.DEFAULT:
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        else:
-            new_arg = new_arg.with_changes(comma=last.comma)
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    new_call = call.with_changes(args=[*args, new_arg])
+    new_call = append_keyword(call, "map_location", cst.SimpleString('"cpu"'))
     return module.deep_replace(call, new_call)

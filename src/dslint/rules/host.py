@@ -13,7 +13,7 @@ import ast
 from typing import Iterator, Optional
 
 from ..facts.link import TrainingSetup, link_setups
-from ..fixes import codemod_fixer, make_fix, node_at
+from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ._helpers import literal
 from .context import PythonContext, SetupContext
@@ -169,26 +169,6 @@ def offload_without_pinned_memory(ctx: PythonContext) -> Iterator[Report]:
                      f"pageable memory ({MEASURED_PIN}). Add pin_memory=True unless host RAM is tight.", fix=fix)
 
 
-def _keyword_arg(cst, name: str, value):
-    return cst.Arg(keyword=cst.Name(name), value=value,
-                   equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                         whitespace_after=cst.SimpleWhitespace("")))
-
-
-def append_keyword(cst, call, name: str, value):
-    """`call` with `name=value` appended, keeping the trailing-comma style."""
-    args = list(call.args)
-    new_arg = _keyword_arg(cst, name, value)
-    if args:
-        last = args[-1]
-        if last.comma is cst.MaybeSentinel.DEFAULT:
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        else:
-            new_arg = new_arg.with_changes(comma=last.comma)
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return call.with_changes(args=[*args, new_arg])
-
-
 @codemod_fixer("add-keyword")
 def _add_keyword(module, positions, params):
     import libcst as cst
@@ -196,7 +176,7 @@ def _add_keyword(module, positions, params):
     call = node_at(positions, cst.Call, params["row"], params["column"])
     if call is None or any(a.keyword is not None and a.keyword.value == params["keyword"] for a in call.args):
         return None
-    return module.deep_replace(call, append_keyword(cst, call, params["keyword"], cst.parse_expression(params["value"])))
+    return module.deep_replace(call, append_keyword(call, params["keyword"], cst.parse_expression(params["value"])))
 
 
 @codemod_fixer("explicit-deepspeed-strategy")
