@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Optional
 
-from .script import CallSite, ScriptFacts
+from .script import CallSite, ScriptFacts, literal as _literal
 
 LIGHTNING_TRAINERS = ("lightning.pytorch.Trainer",)
 FABRIC = ("lightning.fabric.Fabric",)
@@ -27,15 +27,6 @@ class Evidence:
 
     what: str
     node: ast.AST
-
-
-def _literal(node: Optional[ast.AST]):
-    if node is None:
-        return None
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
 
 
 def _env_key(node: ast.AST) -> Optional[str]:

@@ -131,6 +131,16 @@ class ScriptFacts:
         return self.imports.uses(package)
 
 
+def literal(node: Optional[ast.AST]):
+    """The Python value of a literal expression (`8`, `"cuda:0"`, `[0, 1]`), or None."""
+    if node is None:
+        return None
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
 # Node types that no rule asks for; not indexed, to keep the walk lean.
 _NOT_INDEXED = (ast.Name, ast.Constant, ast.Load, ast.Store, ast.Del, ast.operator, ast.cmpop,
                 ast.boolop, ast.unaryop, ast.arg, ast.arguments, ast.keyword, ast.alias)

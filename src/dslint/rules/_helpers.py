@@ -5,21 +5,11 @@ import ast
 import re
 from typing import Optional
 
-from ..facts.script import Context, ScriptFacts
+from ..facts.script import Context, ScriptFacts, literal  # noqa: F401 (re-exported for rules)
 
 RANK_WORDS = re.compile(r"(^|_)(local_?rank|global_?rank|rank|is_main_process|is_local_main_process|is_global_zero|"
                         r"is_rank_zero|is_world_process_zero|is_local_process_zero|main_process|master_process|"
                         r"is_master|is_main|get_rank|local_process_index|process_index)($|_)", re.IGNORECASE)
-
-
-def literal(node: Optional[ast.AST]):
-    """The Python value of a literal expression, or None."""
-    if node is None:
-        return None
-    try:
-        return ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
 
 
 def mentions_rank(expr: ast.AST) -> bool:

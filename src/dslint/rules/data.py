@@ -5,7 +5,7 @@ import ast
 import re
 from typing import Iterator, Optional
 
-from ..fixes import codemod_fixer, make_fix, node_at
+from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from ._helpers import assigned_name, enclosing_function_name, iter_target, literal
@@ -132,24 +132,15 @@ def _add_distributed_sampler(module, positions, params):
     shuffle = next((a for a in call.args if a.keyword is not None and a.keyword.value == "shuffle"), None)
     sampler_args = [cst.Arg(dataset)]
     if shuffle is not None and not (isinstance(shuffle.value, cst.Name) and shuffle.value.value == "True"):
-        sampler_args.append(cst.Arg(keyword=cst.Name("shuffle"), value=shuffle.value,
-                                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                          whitespace_after=cst.SimpleWhitespace(""))))
-    sampler = cst.Arg(keyword=cst.Name("sampler"), value=cst.Call(func=cst.Name("DistributedSampler"), args=sampler_args),
-                      equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
-    args = list(call.args)
+        sampler_args.append(keyword_arg("shuffle", shuffle.value))
+    sampler = keyword_arg("sampler", cst.Call(func=cst.Name("DistributedSampler"), args=sampler_args))
     if shuffle is not None:
-        index = args.index(shuffle)
-        args[index] = sampler.with_changes(comma=shuffle.comma)
+        args = list(call.args)
+        args[args.index(shuffle)] = sampler.with_changes(comma=shuffle.comma)
+        new_call = call.with_changes(args=args)
     else:
-        last = args[-1]
-        if last.comma is cst.MaybeSentinel.DEFAULT:
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            args.append(sampler)
-        else:
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-            args.append(sampler.with_changes(comma=last.comma))
-    new_module = module.deep_replace(call, call.with_changes(args=args))
+        new_call = append_keyword(call, "sampler", sampler.value)
+    new_module = module.deep_replace(call, new_call)
     context = CodemodContext()
     if not _imports_name(module, "DistributedSampler"):
         AddImportsVisitor.add_needed_import(context, "torch.utils.data.distributed", "DistributedSampler")
