@@ -74,14 +74,17 @@ def unsynchronised_model(ctx: PythonContext) -> Iterator[Report]:
         return
     if facts.calls_to(DEEPSPEED_INITIALIZE, "deepspeed.init_inference", "torch.nn.parallel.DataParallel"):
         return
+    backwards = [s for s in facts.method_calls("backward") if s.qualname is None]
+    if not backwards:
+        return
+    steps = [s for s in facts.method_calls("step") if s.qualname is None and s.receiver
+             and _plain_torch_optimizer(facts, s.receiver)]
+    if not steps:
+        return
+    # Checked last: the text search is the costly part (an LSP lint of a 2,000-line script).
     if any(q.startswith("torch.distributed.") and q.rsplit(".", 1)[-1] not in _BASIC_DIST
            for q in facts._by_qualname) or _SYNC_WORDS.search(facts.text):
         return  # a wrapper, a collective or something we do not model: it may synchronise
-    backwards = [s for s in facts.method_calls("backward") if s.qualname is None]
-    steps = [s for s in facts.method_calls("step") if s.qualname is None and s.receiver
-             and _plain_torch_optimizer(facts, s.receiver)]
-    if not steps or not backwards:
-        return
     yield Report(backwards[0].node, f"the script starts a process group (line {pg[0].node.lineno}) and trains here, but "
                  "the model is never wrapped in DistributedDataParallel/FSDP (nor DeepSpeed, Accelerate, Fabric) and "
                  "no gradient is all-reduced: every rank trains its own copy on its own data; wrap the model "
