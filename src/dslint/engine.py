@@ -379,6 +379,7 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
     if len(todo) >= PARALLEL_THRESHOLD and jobs > 1 and overlay is None and "fork" in _start_methods():
         import multiprocessing
 
+        _import_checkers({sources[i].kind for i in todo})
         # Small chunks, taken in any order: the last chunks keep every worker busy to the end
         # (file costs vary 100x), while each chunk still carries enough files to pay its IPC.
         chunk = max(4, len(todo) // (jobs * 16))
@@ -398,6 +399,25 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
         for index in todo:
             cache.put(keys.get(index), results[index])
     return results  # type: ignore[return-value]
+
+
+def _import_checkers(kinds: set) -> None:
+    """Import the per-kind checkers once before forking, not once in every worker.
+
+    The parent needs them anyway to unpickle the workers' results (launch and config summaries).
+    """
+    if "launch" in kinds:
+        try:
+            from .sources import launch  # noqa: F401
+        except ImportError:
+            pass
+    if "dsconfig" in kinds:
+        try:
+            from .sources.dsconfig import _parser
+
+            _parser()  # loads tree-sitter and its JSON grammar
+        except Exception:  # the workers meet (and report) the same problem per file
+            pass
 
 
 def _start_methods() -> list[str]:
