@@ -89,10 +89,12 @@ class Row:
 
 # -- measuring ------------------------------------------------------------------------------------
 
-def measure(argv: list[str], *, cwd: str, env: Optional[dict] = None, timeout: Optional[float] = None) -> Sample:
+def measure(argv: list[str], *, cwd: str, env: Optional[dict] = None, timeout: Optional[float] = None,
+            ok_codes: tuple = (0, 1)) -> Sample:
     """Run one command to completion; wall time, CPU (user+sys, children included), peak RSS."""
+    errors = tempfile.TemporaryFile()  # a file, not a pipe: a chatty tool must not block on it
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errors)
     deadline = None if timeout is None else start + timeout
     while True:
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -105,18 +107,28 @@ def measure(argv: list[str], *, cwd: str, env: Optional[dict] = None, timeout: O
         time.sleep(0.002)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read().decode("utf-8", "replace") if proc.stderr else ""
-    proc.stderr.close()
-    if proc.returncode not in (0, 1):
+    errors.seek(0)
+    err = errors.read().decode("utf-8", "replace")
+    errors.close()
+    if ok_codes and proc.returncode not in ok_codes:
         raise RuntimeError(f"{' '.join(argv[:4])}... exited {proc.returncode}: {err.strip()[-400:]}")
     return Sample(wall=wall, cpu=usage.ru_utime + usage.ru_stime, peak_kib=usage.ru_maxrss, rc=proc.returncode)
 
 
-def repeat(row: Row, argv: list[str], runs: int, *, cwd: str, env=None, before=None, timeout=None) -> Row:
+def repeat(row: Row, argv: list[str], runs: int, *, cwd: str, env=None, before=None, timeout=None,
+           ok_codes: tuple = (0, 1)) -> Row:
+    """`runs` samples into `row`; a failing command leaves a note instead of ending the benchmark."""
     for _ in range(runs):
         if before is not None:
             before()
-        row.samples.append(measure(argv, cwd=cwd, env=env, timeout=timeout))
+        try:
+            row.samples.append(measure(argv, cwd=cwd, env=env, timeout=timeout, ok_codes=ok_codes))
+        except RuntimeError as error:
+            row.note = f"failed: {error}".replace("|", "/").replace("\n", " ")[:300]
+            print(f"warning: {row.name}: {error}", file=sys.stderr)
+            break
+        print(f"  {row.name}: wall {row.samples[-1].wall:.3f} s, CPU {row.samples[-1].cpu:.3f} s, "
+              f"exit {row.samples[-1].rc}", file=sys.stderr, flush=True)
     return row
 
 
@@ -443,7 +455,7 @@ def table(rows: list[Row], floor: Optional[Row]) -> str:
             out.append(f"| {row.name} | {row.files} | {row.lines:,} | - | - | - | - | - | - | 0 | {row.note} |")
             continue
         ratio = f"{row.cpu / floor.cpu:.2f}x" if floor and floor.samples and floor.cpu > 0 else "-"
-        target = row.target + (f"; {row.note}" if row.note else "")
+        target = "; ".join(part for part in (row.target, row.note) if part)
         out.append(f"| {row.name} | {row.files} | {row.lines:,} | {row.wall:.3f} | {row.cpu:.3f} | "
                    f"{row.files / row.wall:,.0f} | {row.lines / row.wall:,.0f} | {row.peak_mib:.1f} | {ratio} | "
                    f"{len(row.samples)} | {target} |")
@@ -537,9 +549,11 @@ def main(argv: Optional[list[str]] = None) -> int:
                 row.note = f"skipped: pass --{name.lower()} PATH (e.g. /tmp/bench-venv/bin/{name.lower()})"
             else:
                 tool_env = dict(os.environ, PATH=f"{Path(exe).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-                repeat(row, [exe, *cmd, *paths], args.slow_runs, cwd=str(work), env=tool_env, timeout=args.slow_timeout)
-                if cold.samples:
-                    row.note = f"dslint cold is {row.wall / cold.wall:.0f}x faster (wall)"
+                repeat(row, [exe, *cmd, *paths], args.slow_runs, cwd=str(work), env=tool_env, timeout=args.slow_timeout,
+                       ok_codes=())  # TorchFix exits 0 with findings, Fixit 3 (findings + a crashed file)
+                row.note = f"exit {row.samples[0].rc}" if row.samples else row.note
+                if cold.samples and row.samples:
+                    row.note += f"; dslint cold is {row.wall / cold.wall:.0f}x faster (wall), {row.cpu / cold.cpu:.0f}x less CPU"
             rows.append(row)
 
         print(table(rows, floor))
