@@ -475,6 +475,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--fixit", help="Path to a `fixit` executable (skipped when absent)")
     parser.add_argument("--baseline", metavar="REV",
                         help="Also time dslint as of this git revision (its src/, same Python and packages)")
+    parser.add_argument("--baseline-src", metavar="DIR",
+                        help="Also time the dslint package under DIR (a src/ folder, e.g. a patched copy)")
     parser.add_argument("--slow-timeout", type=float, default=900, help="Seconds before TorchFix/Fixit are stopped")
     args = parser.parse_args(argv)
 
@@ -533,13 +535,22 @@ def main(argv: Optional[list[str]] = None) -> int:
         bare = Row("`python -c pass` (interpreter only)", "", 0, 0)
         rows.append(repeat(bare, [args.python, "-c", "pass"], args.runs, cwd=str(work)))
 
-        if args.baseline:
-            base_src = baseline_tree(args.baseline, repo, scratch / "baseline")
+        if args.baseline or args.baseline_src:
+            base_src = Path(args.baseline_src) if args.baseline_src else baseline_tree(args.baseline, repo, scratch / "baseline")
+            label = args.baseline or args.baseline_src
             base_env = dict(env, PYTHONPATH=str(base_src))
-            base = Row(f"baseline `{args.baseline}` cold, `--no-cache --jobs {args.jobs}`", "", len(files), lines)
+            base = Row(f"baseline `{label}` cold, `--no-cache --jobs {args.jobs}`", "", len(files), lines)
             rows.append(repeat(base, check + ["--no-cache", "--jobs", str(args.jobs), *paths], args.runs,
                                cwd=str(work), env=base_env))
-            base_pre = Row(f"baseline `{args.baseline}` on {len(sample)} files", "", len(sample), count_lines(sample))
+            base_j1 = Row(f"baseline `{label}` cold, `--no-cache --jobs 1`", "", len(files), lines)
+            rows.append(repeat(base_j1, check + ["--no-cache", "--jobs", "1", *paths], args.runs,
+                               cwd=str(work), env=base_env))
+            clear_cache()
+            measure(check + ["--jobs", str(args.jobs), *paths], cwd=str(work), env=base_env)
+            base_warm = Row(f"baseline `{label}` warm", "", len(files), lines)
+            rows.append(repeat(base_warm, check + ["--jobs", str(args.jobs), *paths], args.runs, cwd=str(work), env=base_env))
+            clear_cache()
+            base_pre = Row(f"baseline `{label}` on {len(sample)} files", "", len(sample), count_lines(sample))
             rows.append(repeat(base_pre, check + ["--no-cache", *map(str, sample)], args.runs, cwd=str(work), env=base_env))
 
         for name, exe, cmd in (("TorchFix", args.torchfix, []),
