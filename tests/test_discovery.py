@@ -45,3 +45,26 @@ def test_parallel_run_equals_serial_run(tmp_path):
     key = lambda r: [(f.path, f.code, f.span, f.message) for f in r.findings]
     assert len(serial.findings) == 40
     assert key(serial) == key(parallel)
+
+
+def test_a_gitignore_never_applies_to_sibling_folders(tmp_path):
+    for name in ["a/.gitignore", "a/x.py", "b/x.py", "b/y.py"]:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x.py\n" if name.endswith(".gitignore") else "import torch\n")
+    assert names(tmp_path) == ["b/x.py", "b/y.py"]
+
+
+def test_a_repository_root_drops_the_gitignores_above_it(tmp_path):
+    (tmp_path / ".gitignore").write_text("*.py\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "train.py").write_text("import torch\n")
+    assert names(repo) == ["train.py"]
+
+
+def test_negated_gitignore_patterns_are_honoured(tmp_path):
+    (tmp_path / ".gitignore").write_text("*.py\n!keep.py\n")
+    for name in ["drop.py", "keep.py"]:
+        (tmp_path / name).write_text("import torch\n")
+    assert names(tmp_path) == ["keep.py"]

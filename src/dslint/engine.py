@@ -47,6 +47,7 @@ class FileResult:
     text: Optional[str] = None  # kept for launch and config files (setup rules report in them)
     noqa: dict = field(default_factory=dict)  # row -> set of codes
     file_noqa: bool = False
+    cache_key: Optional[str] = None  # content-based key, set when the result went through the cache
 
 
 @dataclass
@@ -370,6 +371,7 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
             keys[index] = cache.key(source)
             hit = cache.get(keys[index])
             if hit is not None:
+                hit.cache_key = keys[index]
                 results[index] = hit
                 continue
         todo.append(index)
@@ -397,6 +399,7 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
             results[index] = result
     if cache is not None:
         for index in todo:
+            results[index].cache_key = keys.get(index)
             cache.put(keys.get(index), results[index])
     return results  # type: ignore[return-value]
 
@@ -488,6 +491,23 @@ def _path_matches(path: str, pattern: str) -> bool:
     return fnmatch.fnmatch(norm, pattern) or fnmatch.fnmatch(Path(path).name, pattern) or fnmatch.fnmatch(norm, f"*/{pattern}")
 
 
+def _setup_findings(root: Path, results: list[FileResult], settings: Settings, cache: Optional[ResultCache]) -> list[Finding]:
+    """The setup rules' findings; from the cache when exactly the same files were checked."""
+    key = None
+    if cache is not None and cache.path is not None:
+        digest = hashlib.blake2b(str(root).encode(), digest_size=16)
+        for result in results:
+            digest.update((result.cache_key or f"uncached:{result.source.abspath}:{id(result)}").encode())
+        key = f"\0setup\0{digest.hexdigest()}"
+        cached = cache.get(key)
+        if cached is not None:
+            return cached
+    findings = run_setup_rules(build_project(root, results), settings)
+    if key is not None:
+        cache.put(key, findings)
+    return findings
+
+
 def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, use_cache: bool = True,
           overlay: Optional[dict] = None, jobs: Optional[int] = None,
           progress_factory: Optional[Callable[[int], Callable[[int], None]]] = None,
@@ -507,11 +527,10 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
         cache = ResultCache(root / ".dslint_cache", settings) if use_cache else None
     progress = progress_factory(len(sources)) if progress_factory else None
     results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress)
+    findings = [f for r in results for f in r.findings]
+    findings += _setup_findings(root, results, settings, cache if overlay is None else None)
     if cache is not None and owned:
         cache.save()
-    project = build_project(root, results)
-    findings = [f for r in results for f in r.findings]
-    findings += run_setup_rules(project, settings)
     by_path = {r.source.path: r for r in results}
     kept = [f for f in findings if not _suppressed(f, by_path, settings)]
     kept.sort(key=Finding.sort_key)
