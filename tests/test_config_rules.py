@@ -152,3 +152,16 @@ def test_optimizer_chosen_in_branches_is_not_assumed(project):
                                "engine, opt, _, _ = deepspeed.initialize(model=model, optimizer=opt, config='ds.json')\n",
                    "ds.json": OFFLOAD})
     assert project.codes() == []
+
+
+def test_template_placeholders_are_not_wrong_values(project):
+    """DeepSpeedExamples fills *_TEMPLATE.json configs with sed before use (shape of
+    compression/bert/config/ds_config_TEMPLATE.json and hf_integration/configs/ds_config_temp.json)."""
+    project.write({
+        "ds_config_TEMPLATE.json": '{\n  "train_batch_size": 32,\n  "train_micro_batch_size_per_gpu": BATCH_SIZE_PER_GPU,\n'
+                                   '  "fp16": {"enabled": FP16_ENABLE},\n  "zero_optimization": {\n    "stage": ${zero_stage},\n'
+                                   '    "reduce_bucket_size": 5e8\n  }\n}\n',
+        "ds_config.json": '{\n  "train_micro_batch_size_per_gpu": "eight",\n  "zero_optimization": {"stage": 2}\n}\n',
+    })
+    found = [(f.path, f.code) for f in project.check(select=["DSL603"]).findings]
+    assert found == [("ds_config.json", "DSL603")]

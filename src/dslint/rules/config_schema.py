@@ -6,6 +6,8 @@ a rename fix where the intended key is unambiguous.
 """
 from __future__ import annotations
 
+import re
+
 import json
 from functools import lru_cache
 from typing import Iterator, Optional
@@ -129,8 +131,24 @@ def invalid_config_value(ctx: ConfigContext) -> Iterator[Report]:
     bucket sizes)."""
     for problem in problems(ctx.doc, ctx.settings, "accelerate"):
         if problem.kind in (BAD_TYPE, BAD_VALUE) and not is_fractional_bucket(problem, ctx.doc) \
-                and not _precision_clash(problem):
+                and not _precision_clash(problem) and not _template_placeholder(ctx.doc, problem):
             yield Report(span_of(ctx.doc, problem), problem.message)
+
+
+# hjson reads an unquoted placeholder up to the end of its line, so a trailing comma comes along.
+_PLACEHOLDER = re.compile(r"(?:[A-Z][A-Z0-9_]*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]+>),?")
+
+
+def _template_placeholder(doc, problem) -> bool:
+    """`"train_batch_size": "GB_SIZE"` in a template that a script fills with sed before use: the
+    real config is the filled copy, so a placeholder is not a wrong value."""
+    value = doc.value
+    for key in problem.path:
+        try:
+            value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return isinstance(value, str) and bool(_PLACEHOLDER.fullmatch(value.strip()))
 
 
 def _filler_for(consumers: set) -> Optional[str]:

@@ -272,10 +272,11 @@ def scheduler_overrides_hf_trainer(ctx: SetupContext) -> Iterator[Report]:
         kind = node.value.get("type")
         asked = (f"TrainingArguments(lr_scheduler_type={setup.facts.hf_lr_scheduler!r}) is ignored"
                  if setup.facts.hf_lr_scheduler else "--lr_scheduler_type and the Trainer's own schedule are ignored")
+        flat = (", and a WarmupLR keeps the learning rate flat after warm-up"
+                if isinstance(kind, str) and kind.lower() == "warmuplr" else "")
         yield Report(node.key_span or node.span,
-                     f"this config's scheduler ({kind!r}) replaces the HF Trainer's: {asked}, and a WarmupLR keeps the "
-                     f"learning rate flat after warm-up. Remove the section to use the Trainer's scheduler, or keep it "
-                     f"on purpose.", path=setup.config.path)
+                     f"this config's scheduler ({kind!r}) replaces the HF Trainer's: {asked}{flat}. Remove the section "
+                     f"to use the Trainer's scheduler, or keep it on purpose.", path=setup.config.path)
 
 
 @setup_rule("DSL615", "config-not-json-for-json-load", severity=Severity.ERROR)
