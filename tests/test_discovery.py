@@ -47,6 +47,24 @@ def test_parallel_run_equals_serial_run(tmp_path):
     assert key(serial) == key(parallel)
 
 
+def test_parallel_run_with_launch_and_config_files_equals_serial_run(tmp_path):
+    # The parent checks launch and config files itself while the workers take the scripts.
+    for i in range(30):
+        (tmp_path / f"train_{i:02d}.py").write_text(
+            "import deepspeed\nengine, *_ = deepspeed.initialize(model=m, config='ds.json')\n")
+        (tmp_path / f"run_{i:02d}.sh").write_text(f"deepspeed --num_gpus 2 train_{i:02d}.py --deepspeed ds.json\n")
+    (tmp_path / "ds.json").write_text('{"train_batch_size": "auto", "zero_optimization": {"stage": 3}, '
+                                      '"fp16": {"enabled": true}, "bf16": {"enabled": true}}\n')
+    settings = Settings()
+    serial = engine.check([str(tmp_path)], settings, root=tmp_path, use_cache=False, jobs=1)
+    parallel = engine.check([str(tmp_path)], settings, root=tmp_path, use_cache=False, jobs=2)
+    key = lambda r: [(f.path, f.code, f.span, f.message) for f in r.findings]
+    assert {Path(f.path).name for f in serial.findings} >= {"ds.json"}  # config and setup findings are part of it
+    assert serial.files == parallel.files == 61
+    assert key(serial) == key(parallel)
+    assert serial.texts == parallel.texts
+
+
 def test_a_gitignore_never_applies_to_sibling_folders(tmp_path):
     for name in ["a/.gitignore", "a/x.py", "b/x.py", "b/y.py"]:
         path = tmp_path / name

@@ -378,18 +378,28 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
     if progress and len(todo) < len(sources):
         progress(len(sources) - len(todo))
     jobs = jobs or os.cpu_count() or 1
-    if len(todo) >= PARALLEL_THRESHOLD and jobs > 1 and overlay is None and "fork" in _start_methods():
+    # Python files go to the workers; launch and config files are checked here meanwhile:
+    # their summaries (spans of every word and JSON value) are ~3/4 of what workers would
+    # pickle back, and pickling them costs about as much CPU as parsing them again.
+    remote = [i for i in todo if sources[i].kind == "python"]
+    if len(remote) >= PARALLEL_THRESHOLD and jobs > 1 and overlay is None and "fork" in _start_methods():
         import multiprocessing
 
         _import_checkers({sources[i].kind for i in todo})
+        local = [i for i in todo if sources[i].kind != "python"]
         # Small chunks, taken in any order: the last chunks keep every worker busy to the end
         # (file costs vary 100x), while each chunk still carries enough files to pay its IPC.
-        chunk = max(4, len(todo) // (jobs * 16))
-        batches = [todo[i:i + chunk] for i in range(0, len(todo), chunk)]
+        chunk = max(4, len(remote) // (jobs * 16))
+        batches = [remote[i:i + chunk] for i in range(0, len(remote), chunk)]
         context = multiprocessing.get_context("fork")
-        with context.Pool(jobs, initializer=_worker_init, initargs=(settings,)) as pool:
+        # The parent unpickles every worker's results: without the pause each automatic GC pass
+        # re-traverses all results received so far (~3x the unpickling itself).
+        with context.Pool(jobs, initializer=_worker_init, initargs=(settings,)) as pool, gc_paused():
             work = [(number, [sources[i] for i in batch]) for number, batch in enumerate(batches)]
-            for number, batch_results in pool.imap_unordered(_worker_chunk, work):
+            received = pool.imap_unordered(_worker_chunk, work)
+            for index, result in zip(local, _check_serially([sources[i] for i in local], settings, None, progress)):
+                results[index] = result
+            for number, batch_results in received:
                 for index, result in zip(batches[number], batch_results):
                     results[index] = result
                 if progress:
@@ -407,7 +417,7 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
 def _import_checkers(kinds: set) -> None:
     """Import the per-kind checkers once before forking, not once in every worker.
 
-    The parent needs them anyway to unpickle the workers' results (launch and config summaries).
+    The parent needs them anyway: it checks the launch and config files itself.
     """
     if "launch" in kinds:
         try:

@@ -28,8 +28,9 @@ class LineIndex:
         return starts
 
     def location(self, offset: int) -> Location:
-        row = bisect.bisect_right(self.line_starts, offset)
-        return Location(row, offset - self.line_starts[row - 1] + 1)
+        starts = self.__dict__.get("_line_starts") or self.line_starts
+        row = bisect.bisect_right(starts, offset)
+        return Location(row, offset - starts[row - 1] + 1)
 
     def offset(self, row: int, column: int) -> int:
         """Character offset of a 1-based (row, column)."""

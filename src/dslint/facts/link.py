@@ -143,11 +143,27 @@ def _file_name(display: str) -> str:
     return Path(display).name  # memoised: `_find` asked it for every table entry, 36k times on DeepSpeedExamples
 
 
+def _by_abs(project: "Project", table: dict) -> dict:
+    """Resolved path -> display path of `table`, memoised per project and table.
+
+    `_find` needs it once per launch command; rebuilding it each time hashed ~66k paths on
+    DeepSpeedExamples. The key includes the size, so a table that grew gets a fresh map.
+    """
+    memo = project.__dict__.get("_by_abs_memo")
+    if memo is None:
+        memo = project._by_abs_memo = {}  # type: ignore[attr-defined]
+    key = (id(table), len(table))
+    found = memo.get(key)
+    if found is None or found[0] is not table:
+        found = memo[key] = (table, {_abs(project, p): p for p in table})
+    return found[1]
+
+
 def _find(project: "Project", table: dict, written: Optional[str], bases: list[Path]) -> Optional[str]:
     """The display path of the project file that `written` names, seen from one of `bases`."""
     if not written or "$" in written:
         return None
-    by_abs = {_abs(project, p): p for p in table}
+    by_abs = _by_abs(project, table)
     for base in bases:
         candidate = (base / written).resolve() if not os.path.isabs(written) else Path(written).resolve()
         if candidate in by_abs:

@@ -90,7 +90,7 @@ class ScriptFacts:
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     _by_qualname: dict[str, list[CallSite]] = field(default_factory=dict)
     _by_attr: dict[str, list[CallSite]] = field(default_factory=dict)
-    _ctx_of: dict[int, Context] = field(default_factory=dict)
+    _ctx_of: dict[int, Context] = field(default_factory=dict)  # id(node) -> context; see context_of
 
     # -- queries used by rules ------------------------------------------------------------
     def calls_to(self, *qualnames: str) -> list[CallSite]:
@@ -112,7 +112,12 @@ class ScriptFacts:
         return self.nodes.get(node_type, [])
 
     def context_of(self, node: ast.AST) -> Optional[Context]:
-        return self._ctx_of.get(id(node))
+        """The context of an indexed node (any type but `_NOT_INDEXED`), else None."""
+        ctx_of = self._ctx_of
+        if not ctx_of and self.nodes:
+            # Built from the type index on first use: three files in four never ask.
+            ctx_of = self._ctx_of = {id(n): c for entries in self.nodes.values() for n, c in entries}
+        return ctx_of.get(id(node))
 
     def assignments_to(self, name: str, function: Optional[ast.AST] = ...) -> list[Assignment]:
         """Assignments to `name`; with `function` given, only those in that scope."""
@@ -174,7 +179,6 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
     facts = ScriptFacts(path=path, text=text, tree=tree, lines=LineIndex(text), imports=ImportTable())
     imports = facts.imports
     nodes = facts.nodes
-    ctx_of = facts._ctx_of
     calls: list[tuple[ast.Call, Context]] = []
     root = Context()
     stack: list[tuple[ast.AST, Context]] = [(stmt, root) for stmt in reversed(tree.body)]
@@ -199,7 +203,6 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             if entries is None:
                 entries = nodes[kind] = []
             entries.append((node, ctx))
-            ctx_of[id(node)] = ctx
         if kind is Call:
             calls.append((node, ctx))
         elif kind not in structured:

@@ -19,6 +19,8 @@ OPERATOR_CHARS = ";&|()<>"
 # Characters with no special meaning inside an unquoted word (`#` only starts a comment at a
 # word's start, which the main loop checks before this).
 _PLAIN_RUN = re.compile(r"[^\s\\'\"$`;&|()<>]+")
+# Characters with no special meaning inside double quotes.
+_DQUOTE_RUN = re.compile(r'[^"\\$`]+')
 # Longest first, so that "&&" wins over "&".
 OPERATORS = ("&&", "||", ";;", "|&", ">>", "<<", "&>", ">&", "<&", ";", "&", "|", "(", ")", "<", ">")
 REDIRECTIONS = frozenset({">>", "<<", "&>", ">&", "<&", "<", ">"})
@@ -226,8 +228,8 @@ class _Lexer:
         self._begin_word()
         close = self.text.find("'", self.pos + 1, self.end)
         stop = self.end if close == -1 else close
-        for ch in self.text[self.pos + 1 : stop]:
-            self._add_char(ch, True)
+        if stop > self.pos + 1:  # the whole quoted run at once (an empty one adds nothing)
+            self._add_char(self.text[self.pos + 1 : stop], True)
         if close == -1:  # unterminated: still a (quoted, possibly empty) word
             self._flush_lit()
         self.pos = self.end if close == -1 else close + 1
@@ -263,8 +265,13 @@ class _Lexer:
             if ch == "`":
                 self._scan_backtick(quoted=True)
                 continue
-            self._add_char(ch, True)
-            self.pos += 1
+            match = _DQUOTE_RUN.match(text, self.pos, self.end)  # ordinary characters up to the next special one
+            if match is None:  # a backslash as the last character
+                self._add_char(ch, True)
+                self.pos += 1
+                continue
+            self._add_char(match.group(), True)
+            self.pos = match.end()
         if self.word is not None and not self.lit and len(self.word.parts) == start_parts and not had_lit:
             self.word.parts.append(WordPart(LIT, "", True))  # "" is a word too
 
