@@ -216,7 +216,7 @@ def _check_config(source: SourceFile, text: str, settings: Settings) -> FileResu
     from .sources.dsconfig import JsonError, looks_like_deepspeed_config, parse_json
 
     try:
-        doc = parse_json(source.path, text)
+        doc = parse_json(source.path, text, keep=looks_like_deepspeed_config)
     except JsonError as error:
         if not _json_worth_reporting(source.path, text.encode("utf-8", "surrogatepass")):
             return FileResult(source, "skipped")
@@ -226,7 +226,7 @@ def _check_config(source: SourceFile, text: str, settings: Settings) -> FileResu
             SYNTAX_ERROR, source.path, f"{error} (DeepSpeed cannot load this config)", lines.span(start, start))], text=text)
     except RecursionError:
         return FileResult(source, "skipped")
-    if not looks_like_deepspeed_config(source.path, doc.value):
+    if doc is None:
         return FileResult(source, "skipped")
     ctx = ConfigContext(doc=doc, settings=settings)
     findings = _run_rules(_rules_of("dsconfig", settings), ctx, source.path, doc.lines)

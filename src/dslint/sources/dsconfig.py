@@ -94,8 +94,12 @@ def _decode_lenient(text: str) -> Any:
     return hjson.loads(text)
 
 
-def parse_json(path: str, text: str) -> JsonDoc:
-    """Parse a JSON (or hjson-tolerant) document; raise JsonError with a position when invalid."""
+def parse_json(path: str, text: str, *, keep=None) -> Optional[JsonDoc]:
+    """Parse a JSON (or hjson-tolerant) document; raise JsonError with a position when invalid.
+
+    With `keep(path, value)` given, a document it rejects returns None before positions are
+    built (the costly part: a 2 MB tokenizer.json is not a DeepSpeed config).
+    """
     strict = True
     try:
         value = json.loads(text)
@@ -107,10 +111,12 @@ def parse_json(path: str, text: str) -> JsonDoc:
             raise JsonError(f"invalid JSON: {strict_error.msg}", strict_error.lineno, strict_error.colno) from None
     except RecursionError:
         raise JsonError("invalid JSON: nested too deeply", 1, 1) from None
+    if keep is not None and not keep(path, value):
+        return None
     lines = LineIndex(text)
     doc = JsonDoc(path=path, text=text, lines=lines, root=None, value=value, strict=strict)
     data = text.encode("utf-8")
-    to_char = (lambda b: b) if len(data) == len(text) else _byte_to_char_mapper(data)
+    to_char = (lambda b: b) if len(data) == len(text) else _byte_to_char_mapper(text)
     tree = _parser().parse(data)
     top = next((c for c in tree.root_node.named_children if c.type != "comment"), None)
     if top is not None:
@@ -118,9 +124,23 @@ def parse_json(path: str, text: str) -> JsonDoc:
     return doc
 
 
-def _byte_to_char_mapper(data: bytes):
+def _byte_to_char_mapper(text: str):
+    """Byte offset -> character offset in O(log n): only non-ASCII characters shift the two."""
+    import bisect
+    import re
+
+    byte_starts: list[int] = []  # byte offset just after each non-ASCII character
+    extra: list[int] = []  # bytes beyond one per character, up to and including that character
+    shift = 0
+    for match in re.finditer(r"[^\x00-\x7f]", text):
+        width = len(match.group().encode("utf-8", "surrogatepass"))
+        shift += width - 1
+        byte_starts.append(match.start() + shift + 1)
+        extra.append(shift)
+
     def to_char(b: int) -> int:
-        return len(data[:b].decode("utf-8", "ignore"))
+        index = bisect.bisect_right(byte_starts, b) - 1
+        return b - (extra[index] if index >= 0 else 0)
 
     return to_char
 
