@@ -165,3 +165,12 @@ def test_template_placeholders_are_not_wrong_values(project):
     })
     found = [(f.path, f.code) for f in project.check(select=["DSL603"]).findings]
     assert found == [("ds_config.json", "DSL603")]
+
+
+def test_a_neox_style_config_is_not_a_deepspeed_config(project):
+    """GPT-NeoX configs mix DeepSpeed blocks with NeoX's own hyphenated keys and are translated by
+    NeoX, never given to DeepSpeed as they are (shape of gpt-neox/configs/autotuning_configs/tune.json)."""
+    project.write({"tune.json": '{\n  "pipe-parallel-size": 1,\n  "model-parallel-size": 1,\n  "num-layers": 12,\n'
+                                '  "train_micro_batch_size_per_gpu": 1,\n  "zero_optimization": {"stage": [0, 1, 2]}\n}\n'})
+    result = project.check()
+    assert result.findings == [] and result.files == 0

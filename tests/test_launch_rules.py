@@ -79,3 +79,12 @@ def test_spawn_only_without_a_launcher_is_not_a_double_launch(project):
                            "    else:\n        mp.spawn(main, args=(4,), nprocs=4)")
     project.write({"run.sh": "torchrun --nproc_per_node 4 train.py\n", "train.py": script})
     assert "DSL701" not in project.codes()
+
+
+def test_fixed_port_in_unit_tests_is_not_reported(project):
+    """torchtitan's unit tests each pin their own port (tcp://localhost:12356, 12357, ...) on purpose."""
+    test = ('import torch.distributed as dist\n\n\ndef test_loss():\n'
+            '    dist.init_process_group("gloo", init_method="tcp://localhost:12358", rank=0, world_size=2)\n')
+    project.write({"tests/unit_tests/test_loss.py": test, "train.py": test.replace("def test_loss", "def main")})
+    found = [(f.path, f.code) for f in project.check(select=["DSL703"]).findings]
+    assert found == [("train.py", "DSL703")]

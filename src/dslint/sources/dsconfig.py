@@ -197,6 +197,10 @@ def looks_like_deepspeed_config(path: str, value: Any) -> bool:
     if not isinstance(value, dict):
         return False
     keys = set(value)
+    if sum(1 for key in keys if isinstance(key, str) and "-" in key) >= 2:
+        # DeepSpeed's keys never contain '-': this is another tool's config that embeds DeepSpeed
+        # settings among its own (GPT-NeoX's "pipe-parallel-size", ...) and translates them.
+        return False
     strong = len(keys & _STRONG_MARKERS)
     markers = len(keys & DEEPSPEED_MARKER_KEYS)
     name = PurePath(path).name.lower()
