@@ -77,3 +77,14 @@ def test_shuffled_real_dataset_under_deepspeed_is_still_flagged(project):
             loader = torch.utils.data.DataLoader(train_set, batch_size=64, shuffle=True)
             engine, *_ = deepspeed.initialize(args=args, model=model, model_parameters=model.parameters())
     """, ["DSL301"]) == ["DSL301"]
+
+
+def test_torch_load_in_a_test_file_is_not_reported(project):
+    """litgpt's tests/test_lora.py: one test builds Fabric(devices=2), another loads a checkpoint
+    saved by Fabric(devices=1); the file as a whole is not one multi-process script."""
+    body = ('import torch\nfrom lightning import Fabric\n\n\ndef test_filter(tmp_path):\n'
+            '    fabric = Fabric(devices=1)\n    saved = torch.load(tmp_path / "model.pth")\n\n\n'
+            'def test_fsdp():\n    fabric = Fabric(devices=2, strategy="fsdp")\n')
+    project.write({"tests/test_lora.py": body, "train.py": body.replace("def test_", "def run_")})
+    found = [(f.path, f.code) for f in project.check(select=["DSL102"]).findings]
+    assert found == [("train.py", "DSL102")]

@@ -59,3 +59,12 @@ def assigned_name(facts: ScriptFacts, node: ast.AST) -> Optional[str]:
 
             return dotted(targets[0])
     return None
+
+
+def is_test_file(path: str) -> bool:
+    """pytest files: their multi-process evidence belongs to single tests, not to the whole file."""
+    from pathlib import PurePath
+
+    parts = PurePath(path).parts
+    name = parts[-1] if parts else ""
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "tests" in parts[:-1]

@@ -8,12 +8,11 @@ LightningEnvironment, which re-executes the script `devices - 1` times unless LO
 """
 from __future__ import annotations
 
-from pathlib import Path
-
 from typing import Iterator
 
 from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, link_setups
 from ..model import Severity
+from ._helpers import is_test_file
 from .context import SetupContext
 from .registry import Report, setup_rule
 
@@ -114,18 +113,12 @@ def launcher_framework_mismatch(ctx: SetupContext) -> Iterator[Report]:
                      path=setup.script_path, related=setup.launch_related("the launcher"))
 
 
-def _is_test_file(path: str) -> bool:
-    parts = Path(path).parts
-    name = parts[-1] if parts else ""
-    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "tests" in parts[:-1]
-
-
 @setup_rule("DSL703", "fixed-rendezvous-port")
 def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
     """A rendezvous port written into the script (or an sbatch job) that every job shares."""
     for path, summary in ctx.project.scripts.items():
         facts = summary.extra.get("setup")
-        if facts is None or not summary.multiprocess or _is_test_file(path):
+        if facts is None or not summary.multiprocess or is_test_file(path):
             continue  # unit tests pin a distinct port per test on purpose (torchtitan's tests do)
         for port in facts.ports:
             yield Report(port.span,
