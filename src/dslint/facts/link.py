@@ -134,8 +134,27 @@ def _abs(project: "Project", display: str) -> Path:
     found = memo.get(display)
     if found is None:
         path = Path(display)
-        found = memo[display] = (path if path.is_absolute() else Path(project.root) / path).resolve()
+        found = memo[display] = _resolve(project, path if path.is_absolute() else Path(project.root) / path)
     return found
+
+
+def _resolve(project: "Project", path: Path) -> Path:
+    """`path.resolve()`, with each folder resolved once per project.
+
+    Resolving costs a system call per component of the path; the files of a project share a
+    few folders, so only the last component (is it a link?) is checked per file.
+    """
+    folder, name = os.path.split(path)
+    if not folder or name in ("", ".", ".."):
+        return path.resolve()
+    memo = project.__dict__.get("_folder_memo")
+    if memo is None:
+        memo = project._folder_memo = {}  # type: ignore[attr-defined]
+    real = memo.get(folder)
+    if real is None:
+        real = memo[folder] = os.path.realpath(folder)
+    joined = os.path.join(real, name)
+    return Path(joined).resolve() if os.path.islink(joined) else Path(joined)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -165,7 +184,7 @@ def _find(project: "Project", table: dict, written: Optional[str], bases: list[P
         return None
     by_abs = _by_abs(project, table)
     for base in bases:
-        candidate = (base / written).resolve() if not os.path.isabs(written) else Path(written).resolve()
+        candidate = _resolve(project, base / written if not os.path.isabs(written) else Path(written))
         if candidate in by_abs:
             return by_abs[candidate]
     name = Path(written).name
