@@ -440,6 +440,7 @@ def machine() -> str:
 def baseline_tree(rev: str, repo: Path, folder: Path) -> Path:
     """`src/` of an older dslint (git archive, no work-tree changes), to run with PYTHONPATH."""
     archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "src"], check=True, capture_output=True).stdout
+    folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return folder / "src"
 
