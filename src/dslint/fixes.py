@@ -100,6 +100,33 @@ def parses(kind: str, text: str) -> bool:
 
 # -- libcst codemods ------------------------------------------------------------------------
 
+_PARSED: dict = {}  # text -> (module, positions): the last few files, shared by their findings' fixes
+
+
+def _parse_with_positions(text: str):
+    """libcst module and node positions of `text`, or None when libcst cannot parse it.
+
+    Several findings in one file each build their fix; libcst trees are immutable (codemods
+    return new trees), so one parse serves them all.
+    """
+    if text in _PARSED:
+        return _PARSED[text]
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError:
+        parsed = None
+    else:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        parsed = (wrapper.module, wrapper.resolve(PositionProvider))
+    if len(_PARSED) >= 4:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[text] = parsed
+    return parsed
+
+
 def codemod_fixer(name: str):
     """Register a libcst codemod `func(module, positions, params) -> new module | None`.
 
@@ -110,16 +137,11 @@ def codemod_fixer(name: str):
     def decorator(func):
         @fixer(name)
         def run(text: str, params: dict) -> Optional[list[Edit]]:
-            import libcst as cst
-            from libcst.metadata import MetadataWrapper, PositionProvider
-
-            try:
-                module = cst.parse_module(text)
-            except cst.ParserSyntaxError:
+            parsed = _parse_with_positions(text)
+            if parsed is None:
                 return None
-            wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-            positions = wrapper.resolve(PositionProvider)
-            new_module = func(wrapper.module, positions, params)
+            module, positions = parsed
+            new_module = func(module, positions, params)
             if new_module is None:
                 return None
             return diff_to_edit(text, new_module.code)
