@@ -233,3 +233,16 @@ def test_a_crashing_rule_becomes_an_internal_error_and_loses_nothing(project, br
     crash = next(f for f in result.findings if f.code == "DSL003")
     assert "DSL099" in crash.message and "ZeroDivisionError" in crash.message
     assert result.internal_error
+
+
+def test_sampler_fix_reuses_an_existing_import(project):
+    project.write({"train.py": "import torch\nimport torch.distributed as dist\n"
+                               "from torch.nn.parallel import DistributedDataParallel\n"
+                               "from torch.utils.data import DataLoader, DistributedSampler, TensorDataset\n\n"
+                               "dist.init_process_group('nccl')\nds = TensorDataset(torch.randn(8, 2))\n"
+                               "loader = DataLoader(ds, batch_size=2, shuffle=True)\n"
+                               "model = DistributedDataParallel(torch.nn.Linear(2, 1))\n"})
+    project.fix(unsafe=True, select=["DSL301"])
+    text = project.read("train.py")
+    assert "loader = DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds))" in text
+    assert text.count("DistributedSampler") == 2  # the existing import serves; nothing added

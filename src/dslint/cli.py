@@ -110,24 +110,19 @@ def check(
     for error in result.errors:
         typer.echo(f"dslint: error: {error}", err=True)
     if show_setup:
-        _print_setup(paths, settings)
+        _print_setup(result.project, settings)
     render(result.findings, output_format, sys.stdout, result.texts, color=_color(output_format))
     if output_format in ("full", "concise") and not quiet:
         _summary(result)
     raise typer.Exit(_exit_code(result, exit_zero))
 
 
-def _print_setup(paths, settings) -> None:
+def _print_setup(project, settings) -> None:
     try:
         from .facts.link import describe_setups
     except ImportError:
         typer.echo("dslint: setup linking is not available in this build", err=True)
         return
-    from . import engine
-
-    sources, _ = engine.discover(paths, settings, Path.cwd())
-    results = engine.check_files(sources, settings)
-    project = engine.build_project(Path.cwd(), results)
     typer.echo(describe_setups(project, settings))
 
 

@@ -57,11 +57,12 @@ class CheckResult:
     files: int
     internal_error: bool = False
     texts: dict = field(default_factory=dict)  # display path -> text, for the code frames
+    project: Optional[Project] = None  # every file's facts, linked (for --show-setup)
 
 
 # -- reading ---------------------------------------------------------------------------------
 
-def _whole_file(path: str) -> Span:
+def _whole_file() -> Span:
     from .model import Location
 
     return Span(Location(1, 1), Location(1, 1), 0, 0)
@@ -69,7 +70,7 @@ def _whole_file(path: str) -> Span:
 
 def _engine_finding(code: str, path: str, message: str, span: Optional[Span] = None) -> Finding:
     rule = RULES[code]
-    return Finding(code=code, message=message, path=path, span=span or _whole_file(path),
+    return Finding(code=code, message=message, path=path, span=span or _whole_file(),
                    severity=rule.severity, name=rule.name)
 
 
@@ -480,7 +481,6 @@ def run_setup_rules(project: Project, settings: Settings) -> list[Finding]:
         except Exception as error:
             findings.append(_engine_finding(INTERNAL_ERROR, str(project.root),
                                             f"internal error in rule {rule.code} ({rule.name}): {type(error).__name__}: {error}"))
-    # Setup rules also see configs: run the config rules that need the linked setup.
     return findings
 
 
@@ -513,7 +513,8 @@ def _path_matches(path: str, pattern: str) -> bool:
     return fnmatch.fnmatch(norm, pattern) or fnmatch.fnmatch(Path(path).name, pattern) or fnmatch.fnmatch(norm, f"*/{pattern}")
 
 
-def _setup_findings(root: Path, results: list[FileResult], settings: Settings, cache: Optional[ResultCache]) -> list[Finding]:
+def _setup_findings(root: Path, project: Project, results: list[FileResult], settings: Settings,
+                    cache: Optional[ResultCache]) -> list[Finding]:
     """The setup rules' findings; from the cache when exactly the same files were checked."""
     key = None
     if cache is not None and cache.path is not None:
@@ -524,7 +525,7 @@ def _setup_findings(root: Path, results: list[FileResult], settings: Settings, c
         cached = cache.get(key)
         if cached is not None:
             return cached
-    findings = run_setup_rules(build_project(root, results), settings)
+    findings = run_setup_rules(project, settings)
     if key is not None:
         cache.put(key, findings)
     return findings
@@ -550,7 +551,8 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
     progress = progress_factory(len(sources)) if progress_factory else None
     results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress)
     findings = [f for r in results for f in r.findings]
-    findings += _setup_findings(root, results, settings, cache if overlay is None else None)
+    project = build_project(root, results)
+    findings += _setup_findings(root, project, results, settings, cache if overlay is None else None)
     if cache is not None and owned:
         cache.save()
     by_path = {r.source.path: r for r in results}
@@ -559,7 +561,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
     texts = {r.source.path: r.text for r in results if r.text is not None}
     internal = any(f.code == INTERNAL_ERROR for f in kept)
     return CheckResult(findings=kept, errors=errors, files=sum(1 for r in results if r.kind != "skipped"),
-                       internal_error=internal, texts=texts)
+                       internal_error=internal, texts=texts, project=project)
 
 
 # -- fixing ----------------------------------------------------------------------------------

@@ -283,31 +283,22 @@ def scheduler_overrides_hf_trainer(ctx: SetupContext) -> Iterator[Report]:
 def config_not_json_for_json_load(ctx: SetupContext) -> Iterator[Report]:
     """Comments or trailing commas in a config that the HF Trainer, Accelerate or Lightning read
     with json.load (DeepSpeed itself reads paths with hjson and accepts them)."""
-    import json
-
-    from ..model import Span
-    from ..textpos import LineIndex
-
     seen = set()
     for setup, doc in _linked(ctx):
         consumer = setup.config.consumer
         if doc.strict or consumer not in ("hf", "accelerate", "lightning", "fabric") or setup.config.path in seen:
             continue
         seen.add(setup.config.path)
-        try:
-            json.loads(doc.text)
-            continue
-        except json.JSONDecodeError as error:
-            lines = LineIndex(doc.text)
-            start = lines.offset(error.lineno, error.colno)
-            span: Span = lines.span(start, min(start + 1, len(doc.text)))
-            reader = {"hf": "the HF Trainer", "accelerate": "Accelerate", "lightning": "Lightning's DeepSpeedStrategy",
-                      "fabric": "Lightning's DeepSpeedStrategy"}[consumer]
-            yield Report(span,
-                         f"{reader} loads this config with json.load, which rejects it here (JSONDecodeError: "
-                         f"{error.msg}); DeepSpeed alone would accept it (hjson). Remove the comments and trailing "
-                         f"commas (a \"_comment\" key is the usual way to annotate).", path=setup.config.path,
-                         related=setup.launch_related("reads the config") if setup.command is not None else [])
+        message, row, column = doc.strict_error
+        start = doc.lines.offset(row, column)
+        span = doc.lines.span(start, min(start + 1, len(doc.text)))
+        reader = {"hf": "the HF Trainer", "accelerate": "Accelerate", "lightning": "Lightning's DeepSpeedStrategy",
+                  "fabric": "Lightning's DeepSpeedStrategy"}[consumer]
+        yield Report(span,
+                     f"{reader} loads this config with json.load, which rejects it here (JSONDecodeError: "
+                     f"{message}); DeepSpeed alone would accept it (hjson). Remove the comments and trailing "
+                     f"commas (a \"_comment\" key is the usual way to annotate).", path=setup.config.path,
+                     related=setup.launch_related("reads the config") if setup.command is not None else [])
 
 
 @setup_rule("DSL617", "accumulation-in-lightning-config", severity=Severity.ERROR)

@@ -112,7 +112,8 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
                      "iterates over the whole dataset (duplicated batches, no speed-up); pass "
                      "sampler=DistributedSampler(dataset)",
                      fix=make_fix("add-distributed-sampler", "Use sampler=DistributedSampler(dataset) (drops shuffle=)",
-                                  Applicability.UNSAFE, row=span.start.row, column=span.start.column))
+                                  Applicability.UNSAFE, row=span.start.row, column=span.start.column,
+                                  add_import=_sampler_name_unbound(ctx)))
 
 
 @codemod_fixer("add-distributed-sampler")
@@ -142,14 +143,15 @@ def _add_distributed_sampler(module, positions, params):
         new_call = append_keyword(call, "sampler", sampler.value)
     new_module = module.deep_replace(call, new_call)
     context = CodemodContext()
-    if not _imports_name(module, "DistributedSampler"):
+    if params.get("add_import", True):
         AddImportsVisitor.add_needed_import(context, "torch.utils.data.distributed", "DistributedSampler")
         new_module = AddImportsVisitor(context).transform_module(new_module)
     return new_module
 
 
-def _imports_name(module, name: str) -> bool:
-    return f"import {name}" in module.code or f", {name}" in module.code and "import" in module.code and name in module.code
+def _sampler_name_unbound(ctx: PythonContext) -> bool:
+    """Does the fix need to import DistributedSampler (the script's import table says)?"""
+    return ctx.facts.imports.resolve(ast.Name("DistributedSampler")) != DISTRIBUTED_SAMPLER
 
 
 @python_rule("DSL302", "distributed-sampler-without-set-epoch", severity=Severity.WARNING, fix=Applicability.SAFE)

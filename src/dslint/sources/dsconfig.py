@@ -54,6 +54,9 @@ class JsonDoc:
     root: Optional[JsonNode]
     value: Any
     strict: bool  # valid strict JSON (json.loads): only then is the file rewritten by fixes
+    # Why json.loads rejects it (message, row, column) when it is not strict: what the HF Trainer,
+    # Accelerate and Lightning (json.load readers) will say.
+    strict_error: Optional[tuple[str, int, int]] = None
     duplicate_keys: list[tuple[tuple, Span]] = field(default_factory=list)
 
     def node(self, path: tuple[PathKey, ...]) -> Optional[JsonNode]:
@@ -100,21 +103,22 @@ def parse_json(path: str, text: str, *, keep=None) -> Optional[JsonDoc]:
     With `keep(path, value)` given, a document it rejects returns None before positions are
     built (the costly part: a 2 MB tokenizer.json is not a DeepSpeed config).
     """
-    strict = True
+    strict_error = None
     try:
         value = json.loads(text)
-    except json.JSONDecodeError as strict_error:
-        strict = False
+    except json.JSONDecodeError as error:
+        strict_error = (error.msg, error.lineno, error.colno)
         try:
             value = _decode_lenient(text)
         except Exception:  # hjson raises its own HjsonDecodeError and others
-            raise JsonError(f"invalid JSON: {strict_error.msg}", strict_error.lineno, strict_error.colno) from None
+            raise JsonError(f"invalid JSON: {strict_error[0]}", strict_error[1], strict_error[2]) from None
     except RecursionError:
         raise JsonError("invalid JSON: nested too deeply", 1, 1) from None
     if keep is not None and not keep(path, value):
         return None
     lines = LineIndex(text)
-    doc = JsonDoc(path=path, text=text, lines=lines, root=None, value=value, strict=strict)
+    doc = JsonDoc(path=path, text=text, lines=lines, root=None, value=value, strict=strict_error is None,
+                  strict_error=strict_error)
     data = text.encode("utf-8")
     to_char = (lambda b: b) if len(data) == len(text) else _byte_to_char_mapper(text)
     tree = _parser().parse(data)
