@@ -509,7 +509,9 @@ def _suppressed(finding: Finding, by_path: dict[str, FileResult], settings: Sett
 def _path_matches(path: str, pattern: str) -> bool:
     import fnmatch
 
-    norm = path.replace(os.sep, "/").lstrip("./") if path.startswith("./") else path.replace(os.sep, "/")
+    norm = path.replace(os.sep, "/")
+    if norm.startswith("./"):
+        norm = norm[2:]  # (lstrip("./") would also eat the dot of ".github/...")
     return fnmatch.fnmatch(norm, pattern) or fnmatch.fnmatch(Path(path).name, pattern) or fnmatch.fnmatch(norm, f"*/{pattern}")
 
 
@@ -603,7 +605,7 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
                 current, error, _ = read_text(source, settings, None)
                 if current is None:
                     continue
-                if kind == "dsconfig" and not _strict_json(current):
+                if kind == "dsconfig" and not parses(kind, current):
                     continue  # hjson-style configs are reported, never rewritten
             edits = []
             for finding in findings:
@@ -638,16 +640,6 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
             write_atomic(abspath, new_text)
     remaining = check(paths, settings, root=root, use_cache=False, overlay=None if write else (texts or None))
     return FixOutcome(changed=changed, applied=applied, dropped=dropped, remaining=remaining)
-
-
-def _strict_json(text: str) -> bool:
-    import json
-
-    try:
-        json.loads(text)
-        return True
-    except ValueError:
-        return False
 
 
 def _kind_for(path: str) -> str:
