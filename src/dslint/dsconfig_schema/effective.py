@@ -145,7 +145,6 @@ def effective_config(data: dict, *, version: str | None = None) -> EffectiveConf
         zero: dict = {"stage": 1 if raw_zero else 0}
     else:
         zero = _dict(raw_zero)
-    zero = {k: v for k, v in zero.items()}
 
     stage_raw = zero.get("stage", 0)
     zero_stage: int | Auto = AUTO if stage_raw == AUTO else _int(stage_raw, 0)

@@ -138,10 +138,3 @@ def strategy_deepspeed_config(name: str, *, fabric: bool = False) -> Optional[di
         return None
     return deepspeed_default_config(**entry[1])
 
-
-def is_multiprocess_strategy(name: str) -> Optional[bool]:
-    """Does the strategy run one process per device (DDP family, DeepSpeed, FSDP)?"""
-    entry = strategy_entry(name) or strategy_entry(name, fabric=True)
-    if entry is None:
-        return None if name.lower() == "auto" else None
-    return entry[0] in ("DDPStrategy", "DeepSpeedStrategy", "FSDPStrategy", "XLAStrategy", "XLAFSDPStrategy")

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..model import Span
 from . import lightning_strategies as pl_table
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
-from .script_setup import ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts
+from .script_setup import ClientOptimizer, LightningSite, ScriptSetupFacts
 from .summary import ScriptSummary
 
 if TYPE_CHECKING:
@@ -471,11 +471,8 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             if built is not None:
                 link.value, link.from_strategy = built, f"strategy={site.strategy!r}"
                 link.how = f"Lightning builds it from strategy={site.strategy!r}"
-                link.ref_span, link.ref_path, link.consumer = site.strategy_span, setup.script_path, site.kind
-                if site.kind == "fabric":
-                    link.consumer = "fabric"
-                else:
-                    link.consumer = "lightning"
+                link.ref_span, link.ref_path = site.strategy_span, setup.script_path
+                link.consumer = "fabric" if site.kind == "fabric" else "lightning"
         elif site.strategy_kwargs is not None and site.config is None and site.strategy_kwargs_complete:
             link.value = pl_table.deepspeed_default_config(**site.strategy_kwargs)
             link.from_strategy = "DeepSpeedStrategy(...)"

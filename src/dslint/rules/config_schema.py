@@ -6,9 +6,8 @@ a rename fix where the intended key is unambiguous.
 """
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from functools import lru_cache
 from typing import Iterator, Optional
 

@@ -1,4 +1,5 @@
-"""DSL610, DSL614: DeepSpeed config rules that need the linked setup (world size, optimizer).
+"""DSL610–DSL612, DSL614, DSL615, DSL617: DeepSpeed config rules that need the linked setup
+(world size, optimizer, how the script saves and which framework reads the config).
 
 The config alone cannot say whether `train_batch_size` is right, or whether an offloaded
 optimizer will run in DeepSpeed's CPU Adam: the launch line and the script decide. These rules

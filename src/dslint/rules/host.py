@@ -9,12 +9,11 @@ launcher sets cores // processes. Measured numbers: research/gpu-probe.md (2 x H
 """
 from __future__ import annotations
 
-import ast
 from typing import Iterator, Optional
 
 from ..facts.link import TrainingSetup, link_setups
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
-from ..model import Applicability, Severity
+from ..model import Applicability
 from ._helpers import literal
 from .context import PythonContext, SetupContext
 from .registry import Report, python_rule, setup_rule
