@@ -150,7 +150,8 @@ def _exit_code(result, exit_zero: bool) -> int:
     return 0
 
 
-def _run_fix(paths, settings, unsafe: bool, diff: bool, output_format: str, quiet: bool, exit_zero: bool) -> int:
+def _run_fix(paths, settings, unsafe: bool, diff: bool, output_format: str, quiet: bool, exit_zero: bool,
+             exit_non_zero_on_fix: bool = False) -> int:
     from . import engine
     from .report import render
 
@@ -170,7 +171,10 @@ def _run_fix(paths, settings, unsafe: bool, diff: bool, output_format: str, quie
         remaining = len(outcome.remaining.findings)
         typer.echo(f"Fixed {outcome.applied} problem{'s' if outcome.applied != 1 else ''} in "
                    f"{len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; {remaining} remaining.", err=True)
-    return _exit_code(outcome.remaining, exit_zero)
+    code = _exit_code(outcome.remaining, exit_zero)
+    if code == 0 and exit_non_zero_on_fix and outcome.changed:
+        code = 1  # pre-commit's convention: a hook that changed files fails
+    return code
 
 
 @app.command("fix")
@@ -188,25 +192,7 @@ def fix_command(
     """Apply fixes (safe ones; --unsafe-fixes for the rest), then report what remains."""
     paths = paths or ["."]
     settings, _ = _settings(paths, select, ignore, extend_select, {})
-    if diff:
-        raise typer.Exit(_run_fix(paths, settings, unsafe_fixes, True, output_format, quiet, False))
-    from . import engine
-    from .report import render
-
-    outcome = engine.fix(paths, settings, unsafe=unsafe_fixes, write=True)
-    for line in outcome.dropped:
-        typer.echo(f"dslint: {line}", err=True)
-    for error in outcome.remaining.errors:
-        typer.echo(f"dslint: error: {error}", err=True)
-    render(outcome.remaining.findings, output_format, sys.stdout, outcome.remaining.texts, color=_color(output_format))
-    if not quiet and output_format in ("full", "concise"):
-        typer.echo(f"Fixed {outcome.applied} problem{'s' if outcome.applied != 1 else ''} in "
-                   f"{len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; "
-                   f"{len(outcome.remaining.findings)} remaining.", err=True)
-    code = _exit_code(outcome.remaining, False)
-    if code == 0 and exit_non_zero_on_fix and outcome.changed:
-        code = 1
-    raise typer.Exit(code)
+    raise typer.Exit(_run_fix(paths, settings, unsafe_fixes, diff, output_format, quiet, False, exit_non_zero_on_fix))
 
 
 @app.command("rules")
