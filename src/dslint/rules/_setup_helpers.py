@@ -68,10 +68,6 @@ def statement_of(facts: ScriptFacts, node: ast.AST) -> Optional[ast.stmt]:
     return node
 
 
-def same_scope(a: Context, b: Context) -> bool:
-    return a.function is b.function
-
-
 def under_main_guard(ctx: Context) -> bool:
     """Inside `if __name__ == "__main__":`."""
     return any("__main__" in ast.unparse(guard.test) and in_body for guard, in_body in ctx.guards)
@@ -99,32 +95,6 @@ def single_assignment(facts: ScriptFacts, name: str, function) -> Optional[ast.e
     if len(found) == 1:
         return found[0].value
     return None
-
-
-def follow(facts: ScriptFacts, expr: Optional[ast.AST], function, depth: int = 2) -> Optional[ast.AST]:
-    """Follow a value a short way: a name assigned once, a same-module helper that returns one call."""
-    for _ in range(depth):
-        if isinstance(expr, ast.Name):
-            value = single_assignment(facts, expr.id, function)
-            if value is None and function is not None:
-                value = single_assignment(facts, expr.id, None)
-            if value is None:
-                return expr
-            expr = value
-        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in facts.functions:
-            returned = _returned(facts.functions[expr.func.id])
-            if returned is None:
-                return expr
-            function = facts.functions[expr.func.id]
-            expr = returned
-        else:
-            return expr
-    return expr
-
-
-def _returned(func: ast.AST) -> Optional[ast.expr]:
-    values = [n.value for n in ast.walk(func) if isinstance(n, ast.Return) and n.value is not None]
-    return values[0] if len(values) == 1 else None
 
 
 def names_bound_to(facts: ScriptFacts, *qualnames: str) -> dict[str, list]:

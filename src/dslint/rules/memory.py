@@ -6,7 +6,7 @@ import re
 from typing import Iterator, Optional
 
 from ..facts.script import ScriptFacts
-from ..fixes import codemod_fixer, make_fix
+from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from ._helpers import iter_target, literal
@@ -79,7 +79,8 @@ def _callers_turn_grad_off(facts: ScriptFacts, function: ast.AST) -> bool:
 
 
 def _is_call_func(facts: ScriptFacts, node: ast.AST) -> bool:
-    parent = facts.context_of(node).parent if facts.context_of(node) else None
+    where = facts.context_of(node)
+    parent = where.parent if where else None
     return isinstance(parent, ast.Call) and parent.func is node
 
 
@@ -199,11 +200,7 @@ def _train_only_at_the_end(function: ast.AST, model: str) -> bool:
 
 def _is_forward_of(site, model: str) -> bool:
     """`model(x)`, `model.module(x)`, `model.forward(x)` — not `model.generate`, which HF runs under no_grad."""
-    func = site.node.func
-    name = dotted(func)
-    if name in (model, f"{model}.module", f"{model}.forward", f"{model}.module.forward"):
-        return True
-    return False
+    return dotted(site.node.func) in (model, f"{model}.module", f"{model}.forward", f"{model}.module.forward")
 
 
 def _torch_alias(facts: ScriptFacts) -> Optional[str]:
@@ -375,8 +372,6 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
 @codemod_fixer("freeze-eval-model")
 def _freeze_eval_model(module, positions, params):
     import libcst as cst
-
-    from ..fixes import node_at
 
     call = node_at(positions, cst.Call, params["row"], params["column"], params["end_row"], params["end_column"])
     if call is None or not isinstance(call.func, cst.Attribute) or call.func.attr.value != "eval":

@@ -7,10 +7,10 @@ from typing import Iterator, Optional
 
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.script import CallSite, ScriptFacts
-from ..fixes import codemod_fixer, make_fix
+from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
-from ._setup_helpers import DDP, DEEPSPEED_INITIALIZE, FSDP, in_no_grad, names_bound_to, unpacked
+from ._setup_helpers import DDP, DEEPSPEED_INITIALIZE, FSDP, in_no_grad, loads_of, names_bound_to, parent_map, unpacked
 from .context import PythonContext
 from .registry import Report, python_rule
 
@@ -131,16 +131,15 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
 def _call_ddp_wrapper(module, positions, params):
     import libcst as cst
 
-    for node, where in positions.items():
-        if isinstance(node, cst.Attribute) and (where.start.line, where.start.column + 1, where.end.line, where.end.column + 1) \
-                == (params["row"], params["column"], params["end_row"], params["end_column"]):
-            return module.deep_replace(node, cst.parse_expression(params["owner"]))
-    return None
+    node = node_at(positions, cst.Attribute, params["row"], params["column"], params["end_row"], params["end_column"])
+    if node is None:
+        return None
+    return module.deep_replace(node, cst.parse_expression(params["owner"]))
 
 
 # -- DSL305 ----------------------------------------------------------------------------------
 
-def _inference_engine(facts: ScriptFacts, expr: ast.AST, site_function) -> bool:
+def _inference_engine(facts: ScriptFacts, expr: ast.AST) -> bool:
     """`eng.module` or `eng` where eng = deepspeed.init_inference(...)."""
     base = expr.value if isinstance(expr, ast.Attribute) and expr.attr == "module" else expr
     if isinstance(base, ast.Call):
@@ -154,17 +153,9 @@ def _inference_engine(facts: ScriptFacts, expr: ast.AST, site_function) -> bool:
 
 def _uses_only_for_inference(facts: ScriptFacts, name: str, function) -> Optional[list[ast.AST]]:
     """The `name.module` nodes when every use of `name` is inference; None otherwise."""
-    parents = {}
-    scope = function if function is not None else facts.tree
-    for node in ast.walk(scope):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
+    parents = parent_map(function if function is not None else facts.tree)
     module_hops = []
-    for node in ast.walk(scope):
-        is_use = (isinstance(node, ast.Name) and "." not in name and node.id == name and isinstance(node.ctx, ast.Load)) or \
-                 (isinstance(node, ast.Attribute) and "." in name and isinstance(node.ctx, ast.Load) and dotted(node) == name)
-        if not is_use:
-            continue
+    for node in loads_of(facts, name, function):
         parent = parents.get(id(node))
         if isinstance(parent, ast.Attribute) and parent.attr == "module":
             grand = parents.get(id(parent))
@@ -196,7 +187,7 @@ def ddp_for_inference(ctx: PythonContext) -> Iterator[Report]:
         if not call.args:
             continue
         inner = call.args[0]
-        from_inference = _inference_engine(facts, inner, a.ctx.function)
+        from_inference = _inference_engine(facts, inner)
         if trains and not from_inference:
             continue
         hops = _uses_only_for_inference(facts, name, a.ctx.function if "." not in name else None)
@@ -223,14 +214,9 @@ def ddp_for_inference(ctx: PythonContext) -> Iterator[Report]:
 @codemod_fixer("remove-inference-ddp")
 def _remove_inference_ddp(module, positions, params):
     import libcst as cst
-    from libcst.metadata import PositionProvider  # noqa: F401
 
     name = params["name"]
-    call = None
-    for node, where in positions.items():
-        if isinstance(node, cst.Call) and (where.start.line, where.start.column + 1) == (params["row"], params["column"]):
-            call = node
-            break
+    call = node_at(positions, cst.Call, params["row"], params["column"])
     if call is None or not call.args or call.args[0].keyword is not None:
         return None
     replacements = {call: call.args[0].value}
@@ -382,7 +368,7 @@ def _sampler_of_loader(facts: ScriptFacts, expr: Optional[ast.AST], site: CallSi
         expr = _value_before(facts, expr.id, site)
     for _ in range(3):
         if isinstance(expr, ast.Name):
-            values = [a for a in facts.assignments_to(expr.id, function)] or [a for a in facts.assignments_to(expr.id, None)]
+            values = facts.assignments_to(expr.id, function) or facts.assignments_to(expr.id, None)
             if len(values) != 1:
                 return None
             expr, function = values[0].value, values[0].ctx.function
