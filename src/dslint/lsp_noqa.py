@@ -7,14 +7,12 @@ that runs on to the next line. When no line of the finding can take a comment, n
 from __future__ import annotations
 
 import io
-import re
 import tokenize
 from typing import Optional
 
+from .engine import NOQA_LINE
 from .model import Edit
 from .textpos import LineIndex
-
-NOQA_LIST = re.compile(r"#\s*noqa\s*:\s*[A-Z]+\d+(?:\s*,\s*[A-Z]+\d+)*", re.IGNORECASE)
 
 
 def noqa_edit(text: str, rows: list[int], code: str, kind: str) -> Optional[Edit]:
@@ -31,7 +29,7 @@ def noqa_edit(text: str, rows: list[int], code: str, kind: str) -> Optional[Edit
         start = lines.line_starts[row - 1]
         existing = _noqa_list(line, kind)
         if existing is not None:
-            if code.upper() in {c.strip().upper() for c in existing.group(0).split(":", 1)[1].split(",")}:
+            if code.upper() in {c.strip().upper() for c in existing.group("codes").split(",")}:
                 return None  # already there: nothing to add
             at = start + existing.end()
             return Edit(f", {code}", at, at, lines.location(at), lines.location(at))
@@ -42,7 +40,7 @@ def noqa_edit(text: str, rows: list[int], code: str, kind: str) -> Optional[Edit
 
 def _noqa_list(line: str, kind: str):
     """The `# noqa: A1, B2` list of the line's comment (not one that sits inside a string)."""
-    for match in NOQA_LIST.finditer(line):
+    for match in NOQA_LINE.finditer(line):
         if kind != "python" or _is_comment_start(line, match.start()):
             return match
     return None

@@ -19,7 +19,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from . import __version__
+from . import __version__, engine
 from .fixes import apply_edits, build_edits, diff_to_edit, parses
 from .lsp_convert import (FIX_ALL_KIND, SOURCE, fix_from_data, to_diagnostic, to_range, to_text_edits)
 from .lsp_lint import OpenDocument, WorkspaceLinter, document_kind
@@ -28,7 +28,7 @@ from .model import Applicability, UsageError
 from .textpos import LineIndex
 
 DEBOUNCE_SECONDS = 0.025  # after the last keystroke: coalesces a burst of typing; lints never overlap anyway
-ENGINE_CODES = {"DSL001", "DSL002", "DSL003"}  # syntax error, unreadable, crash: noqa does not apply
+ENGINE_CODES = {engine.SYNTAX_ERROR, engine.UNREADABLE, engine.INTERNAL_ERROR}  # noqa does not apply to them
 
 
 class DslintLanguageServer(LanguageServer):
@@ -153,6 +153,7 @@ class DslintLanguageServer(LanguageServer):
         data = diagnostic.data if isinstance(diagnostic.data, dict) else self._published_data(uri, diagnostic)
         fix = fix_from_data(data.get("fix"))
         kind = document_kind(doc.path, doc.language_id)
+        lines = LineIndex(doc.text)
         actions = []
         if fix is not None:
             edits = build_edits(fix, doc.text)
@@ -163,9 +164,8 @@ class DslintLanguageServer(LanguageServer):
                     actions.append(types.CodeAction(
                         title=f"dslint ({diagnostic.code}): {fix.message}" + (" (unsafe fix)" if unsafe else ""),
                         kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic], is_preferred=not unsafe,
-                        edit=types.WorkspaceEdit(changes={uri: to_text_edits(edits, LineIndex(doc.text), self.encoding)})))
+                        edit=types.WorkspaceEdit(changes={uri: to_text_edits(edits, lines, self.encoding)})))
         if kind in ("python", "launch") and diagnostic.code not in ENGINE_CODES:
-            lines = LineIndex(doc.text)
             rows = [diagnostic.range.start.line + 1, diagnostic.range.end.line + 1]
             edit = noqa_edit(doc.text, list(dict.fromkeys(rows)), str(diagnostic.code), kind)
             if edit is not None:

@@ -156,15 +156,14 @@ def _report(obs, ns) -> int:
 
 
 def _collective(ns) -> int:
-    from dslint.probe.collective import collective_findings, run_collective  # noqa: PLC0415
+    from dslint.probe.collective import collective_findings, nvlink_generation, run_collective  # noqa: PLC0415
+
     res = run_collective(timeout_s=ns.timeout)
     if ns.save_observation:
         with open(ns.save_observation, "w") as f:
             f.write(res.model_dump_json(indent=1))
     link = res.link
-    from dslint.probe.collective import NVLINK_VERSIONS  # noqa: PLC0415
-
-    gen = NVLINK_VERSIONS.get(link.nvlink_version or 0, ("?",))[0] if link else "?"
+    gen = nvlink_generation(link.nvlink_version) if link else "?"
     lk = f"{link.kind}" + (f" {gen}, {min(link.nvlink_active_links)} links" if link.kind == "nvlink" else "") if link else "?"
     nominal = f", nominal {link.nominal_gbps:.0f} GB/s per direction" if link and link.nominal_gbps else ""
     _err(f"collective: {res.world_size} ranks in {res.seconds:.1f} s, link {lk}{nominal}, NCCL {res.nccl_version}")

@@ -29,6 +29,17 @@ NVLINK_VERSIONS = {1: ("1.0", 20.0), 2: ("2.0", 25.0), 3: ("2.2", 25.0), 4: ("3.
 PCIE_X16_GBPS = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
 
 
+def nvlink_generation(version: Optional[int]) -> str:
+    """NVML's NVLink version enum as the generation ("4.0"), "?" when unknown."""
+    return NVLINK_VERSIONS.get(version or 0, ("?",))[0]
+
+
+def _pcie_x16_gbps(pcie: list[str]) -> Optional[float]:
+    """Nominal per-direction bandwidth of the slowest PCIe generation among "genN xW" entries."""
+    gens = [int(s[3]) for s in pcie if s.startswith("gen") and s[3].isdigit()]
+    return PCIE_X16_GBPS.get(min(gens)) if gens else None
+
+
 class LinkInfo(BaseModel):
     kind: str  # nvlink | pcie | unknown
     nvlink_active_links: list[int] = Field(default_factory=list)  # per GPU
@@ -101,9 +112,7 @@ def link_info(nvml: Nvml) -> LinkInfo:
         info.nominal_gbps = min(active) * NVLINK_VERSIONS.get(version or 6, ("?", 25.0))[1]
     else:
         info.kind = "pcie"
-        gens = [int(s[3]) for s in pcie if s.startswith("gen") and s[3].isdigit()]
-        if gens:
-            info.nominal_gbps = PCIE_X16_GBPS.get(min(gens))
+        info.nominal_gbps = _pcie_x16_gbps(pcie)
     return info
 
 
@@ -184,13 +193,12 @@ def collective_findings(res: CollectiveResult) -> list[Finding]:
     link = res.link
     if link and link.kind == "nvlink" and res.sizes and res.world_size > 1:
         big = max(res.sizes, key=lambda s: s.size_bytes)
-        pcie_gens = [int(s[3]) for s in link.pcie if s.startswith("gen") and s[3].isdigit()]
-        pcie_bound = PCIE_X16_GBPS.get(min(pcie_gens)) if pcie_gens else None
+        pcie_bound = _pcie_x16_gbps(link.pcie)
         if pcie_bound and big.busbw_gbps < pcie_bound:
             out.append(Finding(
                 code="DSL906", name="collective-below-link", path="<probe>", span=span, severity=Severity.WARNING,
                 message=f"all-reduce of {big.size_bytes >> 20} MiB reached {big.busbw_gbps:.0f} GB/s bus bandwidth on GPUs "
-                f"joined by {min(link.nvlink_active_links)} NVLink {NVLINK_VERSIONS.get(link.nvlink_version or 0, ('?',))[0]} links (nominal {link.nominal_gbps:.0f} GB/s per direction): "
+                f"joined by {min(link.nvlink_active_links)} NVLink {nvlink_generation(link.nvlink_version)} links (nominal {link.nominal_gbps:.0f} GB/s per direction): "
                 f"below even PCIe ({pcie_bound:.0f} GB/s). NCCL is probably not using NVLink (NCCL_P2P_DISABLE, "
                 "NCCL_P2P_LEVEL, a container without IPC?).",
             ))

@@ -16,11 +16,10 @@ from dslint.probe.observe import Observation, ProcessInfo, RankReport, Snapshot,
 
 PROBE_PATH = "<probe>"
 
-# code -> (name, one-line summary). Shown by `dslint explain` through the reporters' `texts`.
+# code -> (name, one-line summary).
 from dslint.rules.probe_codes import PROBE_CODES
 
 RULES: dict[str, tuple[str, str]] = {code: (name, summary) for code, (name, summary, _) in PROBE_CODES.items()}
-TEXTS = {code: f"{name}: {summary}" for code, (name, summary) in RULES.items()}
 
 # A measured run-queue wait over run time above this means the ranks wait for a core more than
 # they run (0.87–0.99 oversubscribed against <= 0.01 bound, research/gpu-probe.md E2).
@@ -281,9 +280,6 @@ class CpuRates:
 
     cores_busy: list[float] = field(default_factory=list)
     wait_per_run: list[float] = field(default_factory=list)
-
-    def median_busy(self) -> Optional[float]:
-        return statistics.median(self.cores_busy) if self.cores_busy else None
 
     def max_busy(self) -> Optional[float]:
         return max(self.cores_busy) if self.cores_busy else None

@@ -21,7 +21,7 @@ import os
 import socket
 from typing import Any, Optional
 
-from dslint.probe.observe import CPU_OPTIMIZER_LIB
+from dslint.probe.observe import read_cpu_optimizer_libs
 
 OUT_VAR = "DSLINT_PROBE_OUT"
 _done = False
@@ -35,15 +35,10 @@ def _int(v: Optional[str]) -> Optional[int]:
 
 
 def _cpu_optimizer_libs() -> list[str]:
-    found = set()
     try:
-        with open("/proc/self/maps", errors="replace") as f:
-            for line in f:
-                if CPU_OPTIMIZER_LIB.search(line):
-                    found.add(line.rsplit("/", 1)[-1].strip())
+        return read_cpu_optimizer_libs()
     except OSError:
-        pass
-    return sorted(found)
+        return []
 
 
 def local_report() -> dict[str, Any]:

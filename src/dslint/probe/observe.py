@@ -250,6 +250,12 @@ def read_environ(pid: int) -> dict[str, str]:
     return env
 
 
+def read_cpu_optimizer_libs(pid: int | str = "self") -> list[str]:
+    """File names of the CPU optimizer libraries mapped into the process (raises OSError)."""
+    with open(f"/proc/{pid}/maps", "r", errors="replace") as fh:
+        return sorted({line.rsplit("/", 1)[-1].strip() for line in fh if CPU_OPTIMIZER_LIB.search(line)})
+
+
 def _gone(e: OSError) -> bool:
     import errno  # noqa: PLC0415
 
@@ -313,13 +319,7 @@ def read_process(pid: int, table: dict[int, tuple[int, int, int]], lib_cache: di
     libs = lib_cache.get(key)
     if not libs:  # a library, once mapped, stays: stop reading maps once found
         try:
-            found = set()
-            with open(f"/proc/{pid}/maps", "r", errors="replace") as fh:
-                for line in fh:
-                    m = CPU_OPTIMIZER_LIB.search(line)
-                    if m:
-                        found.add(line.rsplit("/", 1)[-1].strip())
-            libs = sorted(found)
+            libs = read_cpu_optimizer_libs(pid)
             lib_cache[key] = libs
         except OSError as e:
             if _gone(e):

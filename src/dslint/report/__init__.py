@@ -36,7 +36,7 @@ def render(findings: list[Finding], fmt: str, out: TextIO, texts: Optional[dict]
     elif fmt == "sarif":
         from .sarif import render_sarif
 
-        render_sarif(findings, out, source)
+        render_sarif(findings, out)
     elif fmt == "github":
         from .github import render_github
 

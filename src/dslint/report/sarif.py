@@ -60,6 +60,6 @@ def sarif_document(findings: list[Finding]) -> dict:
     }
 
 
-def render_sarif(findings: list[Finding], out: TextIO, source=None) -> None:
+def render_sarif(findings: list[Finding], out: TextIO) -> None:
     json.dump(sarif_document(findings), out, indent=2)
     out.write("\n")

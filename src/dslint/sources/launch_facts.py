@@ -71,7 +71,6 @@ def _derive_omp(command: LaunchCommand) -> None:
                     command.omp_num_threads = option.value.split("=", 1)[1]
                 elif env is not None:
                     command.omp_num_threads = env.value
-                    command.omp_num_threads_set = True
 
 
 def _derive_launcher_omp(command: LaunchCommand, spawner: Optional[Launcher]) -> None:
