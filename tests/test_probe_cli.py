@@ -88,3 +88,14 @@ def test_mounted_in_the_main_cli(tmp_path):
                        env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
     assert r.returncode == 2
     assert "could not observe process 99999999 because it does not exist" in r.stderr
+
+
+def test_a_missing_observation_file_is_a_clear_error(tmp_path):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "dslint", "probe", "--observation", str(tmp_path / "missing.json")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "could not read" in proc.stderr and "missing.json" in proc.stderr
+    assert "Traceback" not in proc.stderr

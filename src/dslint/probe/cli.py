@@ -100,13 +100,13 @@ def probe_main(args: list[str]) -> int:
     except KeyboardInterrupt:
         _err("interrupted; the job's processes were stopped")
         return 2
+    except OSError as e:
+        _err(f"could not read {getattr(e, 'filename', '') or 'a file'} because {e.strerror or e}")
+        return 2
     except Exception as e:
         if type(e).__name__ != "Interrupted":  # runner.Interrupted: the probe got SIGTERM/SIGHUP
             raise
         _err(f"stopped by {e}; the job's processes were stopped")
-        return 2
-    except OSError as e:
-        _err(f"could not read {getattr(e, 'filename', '') or 'a file'} because {e.strerror or e}")
         return 2
     if ns.save_observation:
         with open(ns.save_observation, "w") as f:
