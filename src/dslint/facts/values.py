@@ -1,0 +1,947 @@
+"""What values are: literals, constants through bindings, environment reads and writes, argparse
+and dataclass defaults, and which expressions are a process rank.
+
+One copy of each piece of value knowledge, built on the bindings model (facts/bindings.py), so
+that every rule agrees on what `f"cuda:{local_rank}"`, `args.device` or `os.environ["RANK"]` is.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from .bindings import Binding, SemanticModel
+from .script import literal
+
+__all__ = [
+    "UNKNOWN", "EnvAccess", "literal", "constant", "env_accesses", "env_reads", "env_writes", "argparse_defaults",
+    "argparse_source", "class_field_default", "is_rank_expression",
+]
+
+
+class _Unknown:
+    """The value of an expression dslint cannot tell (unlike None, which is a value)."""
+
+    _instance: Optional["_Unknown"] = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+    def __reduce__(self):
+        return (_Unknown, ())
+
+
+UNKNOWN: Any = _Unknown()
+_NOT_MINE = object()  # "this rule of evaluation does not apply": try the next one
+
+_MAX_DEPTH = 40  # nested expressions evaluated; deeper ones are UNKNOWN (never a RecursionError)
+_MAX_TEXT = 10_000  # longest string or sequence a computed constant may have
+_BUILTIN_CONVERSIONS = {"int": int, "float": float, "str": str, "bool": bool}
+_ENV_GET = ("os.environ.get", "os.getenv")
+_PARSERS = ("argparse.ArgumentParser", "transformers.HfArgumentParser")
+_PARSER_RETURNING = ("deepspeed.add_config_arguments",)  # take a parser, add to it, return it
+_SUBPARSER_METHODS = ("add_argument_group", "add_mutually_exclusive_group", "add_subparsers", "add_parser")
+_FIELD_FUNCTIONS = ("dataclasses.field", "pydantic.Field", "pydantic.fields.Field")
+
+
+# -- constants ----------------------------------------------------------------------------------
+def constant(model: SemanticModel, expr: Optional[ast.AST], *, assume_env_unset: bool = False, hops: int = 4) -> Any:
+    """The Python constant `expr` evaluates to, or UNKNOWN.
+
+    Through bindings (a name assigned once, `self.x` set once in `__init__`), `int()`/`str()`/
+    `float()`/`bool()`, arithmetic and string concatenation, `%` and `.format()`, f-strings whose
+    every part is known, subscripts of known containers, argparse defaults (`args.device` with
+    `args = parser.parse_args()`: the default of `--device`, which a launch line may override) and
+    dataclass or class attribute defaults (`cfg.device` with `cfg = TrainConfig()`).
+    `os.environ.get("K", d)` and `os.getenv("K", d)` give `d` only with `assume_env_unset=True`.
+    """
+    if expr is None:
+        return UNKNOWN
+    return _Evaluator(model, assume_env_unset, hops).value(expr, 0)
+
+
+class _Evaluator:
+    __slots__ = ("model", "env_unset", "hops", "seen")
+
+    def __init__(self, model: SemanticModel, env_unset: bool, hops: int):
+        self.model = model
+        self.env_unset = env_unset
+        self.hops = hops
+        self.seen: set[int] = set()  # bindings followed, against cycles
+
+    def value(self, expr: ast.AST, depth: int) -> Any:
+        if depth > _MAX_DEPTH:
+            return UNKNOWN
+        kind = type(expr)
+        if kind is ast.Constant:
+            return expr.value
+        if kind is ast.Name or kind is ast.Attribute:
+            return self._named(expr, depth)
+        if kind is ast.JoinedStr:
+            return self._fstring(expr, depth)
+        if kind is ast.Call:
+            return self._call(expr, depth)
+        if kind is ast.BinOp:
+            left = self.value(expr.left, depth + 1)
+            if left is UNKNOWN:
+                return UNKNOWN
+            right = self.value(expr.right, depth + 1)
+            if right is UNKNOWN:
+                return UNKNOWN
+            return _binop(expr.op, left, right)
+        if kind is ast.UnaryOp:
+            operand = self.value(expr.operand, depth + 1)
+            if operand is UNKNOWN:
+                return UNKNOWN
+            try:
+                if isinstance(expr.op, ast.USub):
+                    return -operand
+                if isinstance(expr.op, ast.UAdd):
+                    return +operand
+                if isinstance(expr.op, ast.Not):
+                    return not operand
+                return ~operand
+            except Exception:
+                return UNKNOWN
+        if kind is ast.Tuple or kind is ast.List:
+            items = []
+            for element in expr.elts:
+                if isinstance(element, ast.Starred):
+                    return UNKNOWN
+                item = self.value(element, depth + 1)
+                if item is UNKNOWN:
+                    return UNKNOWN
+                items.append(item)
+            return tuple(items) if kind is ast.Tuple else items
+        if kind is ast.Subscript:
+            return self._subscript(expr, depth)
+        if kind is ast.IfExp:
+            test = self.value(expr.test, depth + 1)
+            if test is not UNKNOWN:
+                return self.value(expr.body if test else expr.orelse, depth + 1)
+            body = self.value(expr.body, depth + 1)
+            if body is not UNKNOWN and _same(body, self.value(expr.orelse, depth + 1)):
+                return body
+            return UNKNOWN
+        if kind is ast.BoolOp:
+            result: Any = UNKNOWN
+            for operand in expr.values:
+                result = self.value(operand, depth + 1)
+                if result is UNKNOWN:
+                    return UNKNOWN
+                if isinstance(expr.op, ast.Or) == bool(result):
+                    return result
+            return result
+        found = literal(expr)
+        return UNKNOWN if found is None and not _is_none(expr) else found
+
+    def _follow(self, expr: ast.AST, depth: int) -> Any:
+        """The constant of the value a Name/`self.x` was bound to (one hop), or UNKNOWN."""
+        if self.hops <= 0:
+            return UNKNOWN
+        value = self.model.assigned_value(expr)
+        if value is None or id(value) in self.seen:
+            return UNKNOWN
+        self.seen.add(id(value))
+        self.hops -= 1
+        try:
+            return self.value(value, depth + 1)
+        finally:
+            self.hops += 1
+            self.seen.discard(id(value))
+
+    def _named(self, expr: ast.AST, depth: int) -> Any:
+        if isinstance(expr, ast.Attribute):
+            found = self._cli_default(expr, depth)
+            if found is not _NOT_MINE:
+                return found
+            found = self._instance_field(expr, depth)
+            if found is not _NOT_MINE:
+                return found
+        return self._follow(expr, depth)
+
+    def _fstring(self, expr: ast.JoinedStr, depth: int) -> Any:
+        parts = []
+        for part in expr.values:
+            if isinstance(part, ast.Constant):
+                parts.append(str(part.value))
+                continue
+            if not isinstance(part, ast.FormattedValue):
+                return UNKNOWN
+            value = self.value(part.value, depth + 1)
+            if value is UNKNOWN:
+                return UNKNOWN
+            spec = ""
+            if part.format_spec is not None:
+                spec = self.value(part.format_spec, depth + 1)
+                if not isinstance(spec, str):
+                    return UNKNOWN
+            try:
+                if part.conversion == ord("r"):
+                    value = repr(value)
+                elif part.conversion == ord("s"):
+                    value = str(value)
+                elif part.conversion == ord("a"):
+                    value = ascii(value)
+                parts.append(format(value, spec))
+            except Exception:
+                return UNKNOWN
+        return "".join(parts)
+
+    def _call(self, call: ast.Call, depth: int) -> Any:
+        func = call.func
+        model = self.model
+        if isinstance(func, ast.Name) and func.id in _BUILTIN_CONVERSIONS and not model.reaching(func.id, func):
+            if call.keywords or len(call.args) > 1 or any(isinstance(a, ast.Starred) for a in call.args):
+                return UNKNOWN
+            if not call.args:
+                return _BUILTIN_CONVERSIONS[func.id]()
+            value = self.value(call.args[0], depth + 1)
+            if value is UNKNOWN:
+                return UNKNOWN
+            try:
+                return _BUILTIN_CONVERSIONS[func.id](value)
+            except Exception:
+                return UNKNOWN
+        if isinstance(func, ast.Attribute) and func.attr == "format" and not call.keywords:
+            template = self.value(func.value, depth + 1)
+            if not isinstance(template, str):
+                return UNKNOWN
+            args = []
+            for arg in call.args:
+                if isinstance(arg, ast.Starred):
+                    return UNKNOWN
+                value = self.value(arg, depth + 1)
+                if value is UNKNOWN:
+                    return UNKNOWN
+                args.append(value)
+            try:
+                return _bounded(template.format(*args))
+            except Exception:
+                return UNKNOWN
+        if _env_method(model, call) in ("get", "getenv"):
+            if not self.env_unset:
+                return UNKNOWN
+            default = _argument(call, 1, "default")
+            return None if default is None else self.value(default, depth + 1)
+        return UNKNOWN
+
+    def _subscript(self, expr: ast.Subscript, depth: int) -> Any:
+        if _is_environ(self.model, expr.value):
+            return UNKNOWN
+        container = self.value(expr.value, depth + 1)
+        if container is UNKNOWN or isinstance(expr.slice, ast.Slice):
+            return UNKNOWN
+        key = self.value(expr.slice, depth + 1)
+        if key is UNKNOWN:
+            return UNKNOWN
+        try:
+            return container[key]
+        except Exception:
+            return UNKNOWN
+
+    def _cli_default(self, expr: ast.Attribute, depth: int) -> Any:
+        source = argparse_source(self.model, expr)
+        if source is None:
+            return _NOT_MINE
+        spec = _argparse(self.model).specs.get(source[0])
+        if spec is not None and (spec.required or spec.suppressed):
+            return UNKNOWN
+        default = source[1]
+        if default is None:
+            action = spec.action if spec is not None else None
+            return {"store_true": False, "store_false": True}.get(action)
+        value = self.value(default, depth + 1)
+        convert = spec.type_name if spec is not None else None
+        if isinstance(value, str) and convert is not None:
+            if convert not in ("int", "float", "str"):
+                return UNKNOWN
+            try:
+                return _BUILTIN_CONVERSIONS[convert](value)  # argparse converts string defaults
+            except ValueError:
+                return UNKNOWN
+        return value
+
+    def _instance_field(self, expr: ast.Attribute, depth: int) -> Any:
+        model = self.model
+        receiver = model.value_of(expr.value)
+        if not isinstance(receiver, ast.Call):
+            return _NOT_MINE
+        cls = _module_class(model, receiver.func)
+        if cls is None:
+            return _NOT_MINE
+        name = expr.attr
+        if _overridden(model, expr) or _set_in_methods(model, cls, name):
+            return UNKNOWN
+        for keyword in receiver.keywords:
+            if keyword.arg is None:
+                return UNKNOWN  # `TrainConfig(**overrides)`
+            if keyword.arg == name:
+                return self.value(keyword.value, depth + 1)
+        if receiver.args:
+            fields = _dataclass_fields(model, cls)
+            if fields is None or any(isinstance(a, ast.Starred) for a in receiver.args):
+                return UNKNOWN
+            if name in fields and fields.index(name) < len(receiver.args):
+                return self.value(receiver.args[fields.index(name)], depth + 1)
+        default = class_field_default(model, cls.name, name)
+        return UNKNOWN if default is None else self.value(default, depth + 1)
+
+
+def _binop(op: ast.operator, left: Any, right: Any) -> Any:
+    try:
+        if isinstance(op, ast.Add):
+            return _bounded(left + right)
+        if isinstance(op, ast.Sub):
+            return left - right
+        if isinstance(op, ast.Mult):
+            if isinstance(left, (str, bytes, list, tuple)) or isinstance(right, (str, bytes, list, tuple)):
+                count = right if isinstance(left, (str, bytes, list, tuple)) else left
+                if not isinstance(count, int) or count > _MAX_TEXT:
+                    return UNKNOWN
+            return _bounded(left * right)
+        if isinstance(op, ast.Div):
+            return left / right
+        if isinstance(op, ast.FloorDiv):
+            return left // right
+        if isinstance(op, ast.Mod):
+            return _bounded(left % right)
+        if isinstance(op, ast.Pow):
+            if isinstance(right, int) and abs(right) > 64:
+                return UNKNOWN
+            return left ** right
+    except Exception:
+        return UNKNOWN
+    return UNKNOWN
+
+
+def _bounded(value: Any) -> Any:
+    if isinstance(value, (str, bytes, list, tuple)) and len(value) > _MAX_TEXT:
+        return UNKNOWN
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    return b is not UNKNOWN and type(a) is type(b) and a == b
+
+
+def _is_none(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
+
+
+def _argument(call: ast.Call, position: Optional[int], name: str) -> Optional[ast.expr]:
+    """The argument given at `position` or as keyword `name` (None when absent or behind a *args)."""
+    if position is not None and len(call.args) > position and not any(
+            isinstance(a, ast.Starred) for a in call.args[: position + 1]):
+        return call.args[position]
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+# -- the environment ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EnvAccess:
+    """One read or change of the process environment.
+
+    kind: "read" (`os.environ["K"]`, `.get`, `os.getenv`, `.pop`), "write" (`os.environ["K"] = v`,
+    `.update(...)`, `os.putenv`), "setdefault" (a write only if K is unset, and a read) or
+    "delete" (`del os.environ["K"]`, `.pop`, `os.unsetenv`). `key` is None when it cannot be told
+    (`os.environ[name]` with name unknown, `update(**d)`); `default` is the fallback of a read or
+    the value of a setdefault; `value` what a write stores.
+    """
+
+    key: Optional[str]
+    node: ast.AST
+    kind: str
+    default: Optional[ast.expr] = None
+    value: Optional[ast.expr] = None
+
+
+def _is_environ(model: SemanticModel, expr: ast.AST) -> bool:
+    """`os.environ`, `environ` from `from os import environ`, or a name bound to one of them."""
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return False
+    if model.resolve(expr) == "os.environ":
+        return True
+    if isinstance(expr, ast.Name):
+        followed = model.value_of(expr)
+        return followed is not expr and model.resolve(followed) == "os.environ"
+    return False
+
+
+def _env_method(model: SemanticModel, call: ast.Call) -> Optional[str]:
+    """"get", "setdefault", "update", "pop" for methods of os.environ; "getenv", "putenv",
+    "unsetenv" for those functions of os; else None."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in ("get", "setdefault", "update", "pop"):
+        return func.attr if _is_environ(model, func.value) else None
+    if isinstance(func, (ast.Name, ast.Attribute)):
+        name = func.id if isinstance(func, ast.Name) else func.attr
+        if name in ("getenv", "putenv", "unsetenv") and model.resolve(func) == f"os.{name}":
+            return name
+    return None
+
+
+def _string_key(model: SemanticModel, expr: Optional[ast.AST]) -> Optional[str]:
+    if expr is None:
+        return None
+    key = constant(model, expr)
+    return key if isinstance(key, str) else None
+
+
+def env_accesses(model: SemanticModel) -> list[EnvAccess]:
+    """Every read, write and delete of `os.environ` in the module, in source order (cached).
+
+    A variable assigned (`os.environ["NCCL_DEBUG"] = "INFO"`) is a write, not a read; a copy of
+    the environment (`env = os.environ.copy(); env["K"] = v`) is not the environment.
+    """
+    cached = model.memo.get("env_accesses")
+    if cached is not None:
+        return cached
+    facts = model.facts
+    found: list[EnvAccess] = []
+    for node, ctx in facts.of_type(ast.Subscript):
+        if not _is_environ(model, node.value):
+            continue
+        key = _string_key(model, node.slice)
+        parent = ctx.parent
+        if isinstance(node.ctx, ast.Load):
+            found.append(EnvAccess(key, node, "read"))
+        elif isinstance(node.ctx, ast.Del):
+            found.append(EnvAccess(key, node, "delete"))
+        elif isinstance(parent, ast.AugAssign):
+            found.append(EnvAccess(key, node, "read"))
+            found.append(EnvAccess(key, node, "write", value=parent.value))
+        else:
+            value = parent.value if isinstance(parent, (ast.Assign, ast.AnnAssign)) else None
+            found.append(EnvAccess(key, node, "write", value=value))
+    for attr in ("get", "getenv", "setdefault", "update", "pop", "putenv", "unsetenv"):
+        for site in facts.method_calls(attr):
+            call = site.node
+            method = _env_method(model, call)
+            if method is None:
+                continue
+            if method in ("get", "getenv"):
+                found.append(EnvAccess(_string_key(model, _argument(call, 0, "key")), call, "read",
+                                       default=_argument(call, 1, "default")))
+            elif method == "setdefault":
+                found.append(EnvAccess(_string_key(model, _argument(call, 0, "key")), call, "setdefault",
+                                       default=_argument(call, 1, "default")))
+            elif method == "pop":
+                key = _string_key(model, _argument(call, 0, "key"))
+                found.append(EnvAccess(key, call, "read", default=_argument(call, 1, "default")))
+                found.append(EnvAccess(key, call, "delete"))
+            elif method == "putenv":
+                found.append(EnvAccess(_string_key(model, _argument(call, 0, "key")), call, "write",
+                                       value=_argument(call, 1, "value")))
+            elif method == "unsetenv":
+                found.append(EnvAccess(_string_key(model, _argument(call, 0, "key")), call, "delete"))
+            else:
+                found += _updates(model, call)
+    found.sort(key=lambda a: (a.node.lineno, a.node.col_offset))
+    model.memo["env_accesses"] = found
+    return found
+
+
+def _updates(model: SemanticModel, call: ast.Call) -> list[EnvAccess]:
+    """The writes of `os.environ.update({...})` / `.update(K=v)`."""
+    out = []
+    for arg in call.args:
+        mapping = model.value_of(arg)
+        if isinstance(mapping, ast.Dict):
+            for key, value in zip(mapping.keys, mapping.values):
+                out.append(EnvAccess(_string_key(model, key), call, "write", value=value))
+        else:
+            out.append(EnvAccess(None, call, "write"))
+    for keyword in call.keywords:
+        out.append(EnvAccess(keyword.arg, call, "write", value=keyword.value))
+    return out
+
+
+def env_reads(model: SemanticModel, key: str) -> list[EnvAccess]:
+    """Reads of environment variable `key` (kind "read"; a setdefault is listed by env_writes)."""
+    return [a for a in env_accesses(model) if a.key == key and a.kind == "read"]
+
+
+def env_writes(model: SemanticModel, key: str) -> list[EnvAccess]:
+    """Assignments of environment variable `key`: kind "write" and "setdefault"."""
+    return [a for a in env_accesses(model) if a.key == key and a.kind in ("write", "setdefault")]
+
+
+def _env_read_key(model: SemanticModel, expr: ast.AST) -> Optional[str]:
+    """The key when `expr` itself reads the environment (`os.environ["K"]`, `.get`, `getenv`)."""
+    if isinstance(expr, ast.Subscript) and isinstance(expr.ctx, ast.Load) and _is_environ(model, expr.value):
+        return _string_key(model, expr.slice)
+    if isinstance(expr, ast.Call) and _env_method(model, expr) in ("get", "getenv"):
+        return _string_key(model, _argument(expr, 0, "key"))
+    return None
+
+
+# -- argparse -----------------------------------------------------------------------------------
+@dataclass
+class _ArgSpec:
+    dest: str
+    node: ast.Call
+    default: Optional[ast.expr]
+    action: Optional[str]
+    type_name: Optional[str]  # "int" for type=int; "?" for another callable
+    required: bool
+    suppressed: bool
+
+
+@dataclass
+class _Argparse:
+    specs: dict[str, _ArgSpec]
+    set_defaults: dict[str, ast.expr]
+
+
+def _argparse(model: SemanticModel) -> _Argparse:
+    cached = model.memo.get("argparse")
+    if cached is not None:
+        return cached
+    facts = model.facts
+    specs: dict[str, _ArgSpec] = {}
+    for site in facts.method_calls("add_argument"):
+        call = site.node
+        if not isinstance(call.func, ast.Attribute) or not _is_parser(model, call.func.value, 0):
+            continue
+        spec = _arg_spec(model, call)
+        if spec is not None:
+            specs.setdefault(spec.dest, spec)
+    overrides: dict[str, ast.expr] = {}
+    for site in facts.method_calls("set_defaults"):
+        call = site.node
+        if isinstance(call.func, ast.Attribute) and _is_parser(model, call.func.value, 0):
+            for keyword in call.keywords:
+                if keyword.arg is not None:
+                    overrides[keyword.arg] = keyword.value
+    cached = model.memo["argparse"] = _Argparse(specs, overrides)
+    return cached
+
+
+def _arg_spec(model: SemanticModel, call: ast.Call) -> Optional[_ArgSpec]:
+    options = [literal(a) for a in call.args]
+    if not options or not all(isinstance(o, str) and o for o in options):
+        return None
+    keywords = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    dest_expr = keywords.get("dest")
+    positional = not options[0].startswith("-")
+    if dest_expr is not None:
+        dest = literal(dest_expr)
+        if not isinstance(dest, str):
+            return None
+    elif positional:
+        dest = options[0]
+    else:
+        long = [o for o in options if len(o) > 1 and o[1] == "-"]
+        dest = (long or options)[0].lstrip("-").replace("-", "_")
+    action = literal(keywords.get("action"))
+    type_expr = keywords.get("type")
+    type_name = None
+    if type_expr is not None:
+        type_name = type_expr.id if isinstance(type_expr, ast.Name) and not model.reaching(type_expr.id, type_expr) \
+            else "?"
+    required = literal(keywords.get("required")) is True
+    if positional:
+        required = literal(keywords.get("nargs")) not in ("?", "*")
+    default = keywords.get("default")
+    suppressed = default is not None and model.resolve(default) == "argparse.SUPPRESS"
+    return _ArgSpec(dest, call, default, action if isinstance(action, str) else None, type_name, required, suppressed)
+
+
+def _is_parser(model: SemanticModel, expr: ast.AST, depth: int) -> bool:
+    """Is `expr` an argparse parser (or a group or sub-parser made from one)?"""
+    if depth > 4:
+        return False
+    value = model.value_of(expr)
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = model.resolve(func)
+        if name in _PARSERS:
+            return True
+        if name in _PARSER_RETURNING:
+            return bool(value.args) and _is_parser(model, value.args[0], depth + 1)
+        if isinstance(func, ast.Attribute) and func.attr in _SUBPARSER_METHODS:
+            return _is_parser(model, func.value, depth + 1)
+        function = _module_function(model, func)  # `parser = add_args(parser)`
+        returns = [r.value for r in _returns(function)] if function is not None else []
+        return bool(returns) and all(r is not None and _is_parser(model, r, depth + 1) for r in returns)
+    if isinstance(value, ast.Name):
+        # `def add_args(parser): parser.add_argument(...)`, called with a parser of this module.
+        binding = model.binding_of(value)
+        if binding is not None and binding.kind == "parameter" and binding.position is not None:
+            function = binding.scope.node
+            for site in model.facts.method_calls(getattr(function, "name", "")):
+                if not isinstance(site.node.func, ast.Name):
+                    continue
+                target = model.binding_of(site.node.func)
+                if target is None or target.node is not function:
+                    continue
+                arg = _argument(site.node, binding.position, binding.name)
+                if arg is not None and _is_parser(model, arg, depth + 1):
+                    return True
+    return False
+
+
+def argparse_defaults(model: SemanticModel) -> dict[str, Optional[ast.expr]]:
+    """dest → default expression (None when none is given) of every `add_argument` on a parser of
+    this module, its argument groups and sub-parsers; `parser.set_defaults(dest=...)` wins.
+    dest as argparse makes it: `dest=` first, else the first long option with dashes turned into
+    underscores, else the first short one."""
+    parsed = _argparse(model)
+    out: dict[str, Optional[ast.expr]] = {dest: spec.default for dest, spec in parsed.specs.items()}
+    out.update(parsed.set_defaults)
+    return out
+
+
+def _is_namespace(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
+    """Is `expr` the namespace `parser.parse_args()` returns (also `parse_known_args()[0]`,
+    `args, _ = parser.parse_known_args()`, or a same-module function returning one of these)?"""
+    if depth > 3:
+        return False
+    value = model.value_of(expr)
+    if isinstance(value, ast.Name):
+        binding = model.binding_of(value)
+        if binding is None or binding.index != (0,) or not isinstance(binding.value, ast.Call):
+            return False
+        return _parser_call(model, binding.value, "parse_known_args")
+    if isinstance(value, ast.Subscript):
+        return literal(value.slice) == 0 and isinstance(value.value, ast.Call) and _parser_call(
+            model, value.value, "parse_known_args")
+    if not isinstance(value, ast.Call):
+        return False
+    if _parser_call(model, value, "parse_args"):
+        return True
+    function = _module_function(model, value.func)
+    if function is None:
+        return False
+    returns = [r.value for r in _returns(function)]
+    return bool(returns) and all(r is not None and _is_namespace(model, r, depth + 1) for r in returns)
+
+
+def _parser_call(model: SemanticModel, call: ast.Call, method: str) -> bool:
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == method and _is_parser(model, func.value, 0)
+
+
+def argparse_source(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, Optional[ast.expr]]]:
+    """(dest, default expression or None) when `expr` is `args.<dest>` of a `parse_args()`
+    namespace and nothing in the module assigns `args.<dest>` afterwards; else None. Lets a rule
+    say "the default of --device" (which a launch line may override)."""
+    if not isinstance(expr, ast.Attribute):
+        return None
+    parsed = _argparse(model)
+    dest = expr.attr
+    if dest not in parsed.specs and dest not in parsed.set_defaults:
+        return None
+    if _overridden(model, expr) or not _is_namespace(model, expr.value):
+        return None
+    if dest in parsed.set_defaults:
+        return dest, parsed.set_defaults[dest]
+    return dest, parsed.specs[dest].default
+
+
+def _overridden(model: SemanticModel, expr: ast.Attribute) -> bool:
+    """Is `<receiver>.<attr>` assigned anywhere (`args.device = ...`, `setattr(args, ...)`,
+    `vars(args).update(...)`)? Matched by the receiver's spelling: conservative on purpose."""
+    receiver = ast.dump(expr.value)
+    for store in model.attribute_stores(expr.attr):
+        if ast.dump(store.value) == receiver:
+            return True
+    if not isinstance(expr.value, (ast.Name, ast.Attribute)):
+        return False  # `parse_known_args()[0].device`, `Config().device`: a fresh object
+    for site in model.facts.method_calls("setattr") + model.facts.method_calls("update"):
+        call = site.node
+        target = call.args[0] if call.args and site.attr == "setattr" else None
+        if site.attr == "update" and isinstance(call.func, ast.Attribute):
+            holder = call.func.value  # vars(args).update / args.__dict__.update
+            if isinstance(holder, ast.Call) and holder.args and isinstance(holder.func, ast.Name) and holder.func.id == "vars":
+                target = holder.args[0]
+            elif isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
+                target = holder.value
+        if target is not None and ast.dump(target) == receiver:
+            return True
+    return False
+
+
+# -- classes ------------------------------------------------------------------------------------
+def _module_class(model: SemanticModel, func: ast.AST) -> Optional[ast.ClassDef]:
+    """The class of this module a callee names, when its one reaching binding is that class."""
+    if not isinstance(func, ast.Name):
+        return None
+    binding = model.binding_of(func)
+    return binding.node if binding is not None and binding.kind == "class" else None
+
+
+def _module_function(model: SemanticModel, func: ast.AST) -> Optional[ast.AST]:
+    if not isinstance(func, ast.Name):
+        return None
+    binding = model.binding_of(func)
+    return binding.node if binding is not None and binding.kind == "def" else None
+
+
+def _returns(function: ast.AST) -> list[ast.Return]:
+    """The return statements of a def, not of defs or classes nested in it."""
+    out = []
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            out.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.expr)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _is_dataclass(model: SemanticModel, cls: ast.ClassDef) -> bool:
+    for decorator in cls.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if model.resolve(target) in ("dataclasses.dataclass", "pydantic.dataclasses.dataclass"):
+            return True
+    return False
+
+
+def _dataclass_fields(model: SemanticModel, cls: ast.ClassDef) -> Optional[list[str]]:
+    """The fields of a base-less dataclass in `__init__` order, else None."""
+    if not _is_dataclass(model, cls) or cls.bases:
+        return None
+    fields = []
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            annotation = ast.unparse(stmt.annotation)
+            if "ClassVar" not in annotation and "InitVar" not in annotation:
+                fields.append(stmt.target.id)
+    return fields
+
+
+def _set_in_methods(model: SemanticModel, cls: ast.ClassDef, name: str) -> bool:
+    """Does a method of the class assign `self.<name>` (its own `__init__`, `__post_init__`)?"""
+    return bool(model.attribute_bindings(cls, name))
+
+
+def class_field_default(model: SemanticModel, class_name: str, field: str) -> Optional[ast.expr]:
+    """The default expression of a field of a class defined at this module's top level: a
+    dataclass field (`device: str = "cuda"`, `field(default=...)`, `dataclasses.field(default=...)`),
+    a pydantic `Field(...)`, or a plain class attribute (`device = "cuda"`); looked up through
+    base classes of the same module. None when there is none (a required field, a
+    `default_factory`, an unknown class)."""
+    classes = model.facts.classes
+    cls = classes.get(class_name)
+    seen: set[str] = set()
+    while cls is not None and cls.name not in seen:
+        seen.add(cls.name)
+        found = _own_field(model, cls, field)
+        if found is not _NOT_MINE:
+            return found
+        bases = [b for b in cls.bases if isinstance(b, ast.Name) and b.id in classes]
+        cls = classes[bases[0].id] if bases else None
+    return None
+
+
+def _own_field(model: SemanticModel, cls: ast.ClassDef, name: str) -> Any:
+    """The default the class body itself gives `name` (None: declared without one), or _NOT_MINE."""
+    found: Any = _NOT_MINE
+    for stmt in cls.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+            found = stmt.value
+        elif isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            found = stmt.value
+    if isinstance(found, ast.Call) and model.resolve(found.func) in _FIELD_FUNCTIONS:
+        default = _argument(found, None, "default")
+        if default is None and model.resolve(found.func) != "dataclasses.field" and found.args:
+            default = found.args[0]  # pydantic's Field(default, ...)
+        if isinstance(default, ast.Constant) and default.value is Ellipsis:
+            return None
+        return default
+    return found
+
+
+# -- ranks --------------------------------------------------------------------------------------
+_LOCAL_RANK_ENV = ("LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_RANK",
+                   "MPI_LOCALRANKID", "PMI_LOCAL_RANK")
+_GLOBAL_RANK_ENV = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")
+_LOCAL_RANK_CALLS = ("torch.distributed.get_node_local_rank", "deepspeed.comm.get_local_rank",
+                     "horovod.torch.local_rank")
+_GLOBAL_RANK_CALLS = ("torch.distributed.get_rank", "deepspeed.comm.get_rank", "horovod.torch.rank")
+_PER_NODE_COUNTS_ENV = ("LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE", "SLURM_GPUS_ON_NODE")
+_SPAWN = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
+_SPAWN_INDEX_NAMES = ("rank", "local_rank", "gpu", "device_id", "gpu_id")
+_ACCELERATE_STATES = ("accelerate.Accelerator", "accelerate.PartialState", "accelerate.state.PartialState",
+                      "accelerate.state.AcceleratorState", "transformers.TrainingArguments",
+                      "transformers.Seq2SeqTrainingArguments")
+_LIGHTNING_OBJECTS = ("lightning.pytorch.Trainer", "lightning.fabric.Fabric")
+_LIGHTNING_MODULES = ("lightning.pytorch.LightningModule",)
+_NEUTRAL = (0, -1)  # the rank a script falls back to when it is not distributed
+
+
+def is_rank_expression(model: SemanticModel, expr: ast.AST) -> Optional[str]:
+    """Which process rank `expr` evaluates to, through bindings: "local" (LOCAL_RANK, SLURM_LOCALID,
+    `args.local_rank` of argparse, `get_node_local_rank()`, `accelerator.local_process_index`,
+    `trainer.local_rank`, a parameter named `local_rank`, a global rank `% device_count()`),
+    "global" (`dist.get_rank()` without a group, RANK, SLURM_PROCID, `accelerator.process_index`,
+    `trainer.global_rank`), "spawn-index" (the first parameter, named rank/local_rank/gpu/device_id,
+    of a function this module starts with `torch.multiprocessing.spawn`: the local rank on one
+    node), else None. Conservative: None when unsure or when the branches disagree."""
+    return _rank(model, expr, 0)
+
+
+def _rank(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]:
+    if depth > 6:
+        return None
+    kinds = set()
+    for value in model.values_of(expr):
+        kind = _rank_leaf(model, value, depth)
+        if kind is None:
+            if isinstance(value, ast.Constant) and value.value in _NEUTRAL and not isinstance(value.value, bool):
+                continue
+            return None
+        kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]:
+    key = _env_read_key(model, expr)
+    if key is not None:
+        return "local" if key in _LOCAL_RANK_ENV else "global" if key in _GLOBAL_RANK_ENV else None
+    if isinstance(expr, ast.Call):
+        name = model.resolve(expr.func)
+        if name in _LOCAL_RANK_CALLS and not expr.args:
+            return "local"
+        if name in _GLOBAL_RANK_CALLS:
+            group = _argument(expr, 0, "group")
+            return "global" if group is None or _is_none(group) else None
+        return None
+    if isinstance(expr, ast.IfExp):
+        return _rank_of_branches(model, [expr.body, expr.orelse], depth)
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
+        return _rank_of_branches(model, expr.values, depth)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
+        if _rank(model, expr.left, depth + 1) in ("global", "local", "spawn-index") and _per_node_count(model, expr.right):
+            return "local"
+        return None
+    if isinstance(expr, ast.Attribute):
+        return _rank_attribute(model, expr, depth)
+    if isinstance(expr, ast.Name):
+        binding = model.binding_of(expr)
+        if binding is not None and binding.kind == "parameter":
+            if _is_spawn_index(model, binding):
+                return "spawn-index"
+            if binding.name == "local_rank":
+                return "local"
+    return None
+
+
+def _rank_of_branches(model: SemanticModel, branches: list, depth: int) -> Optional[str]:
+    kinds = set()
+    for branch in branches:
+        if isinstance(branch, ast.Constant) and branch.value in _NEUTRAL and not isinstance(branch.value, bool):
+            continue
+        kind = _rank(model, branch, depth + 1)
+        if kind is None:
+            return None
+        kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _per_node_count(model: SemanticModel, expr: ast.AST) -> bool:
+    """`torch.cuda.device_count()`, LOCAL_WORLD_SIZE and the like, through bindings."""
+    for value in model.values_of(expr):
+        if isinstance(value, ast.Call) and model.resolve(value.func) == "torch.cuda.device_count":
+            continue
+        if _env_read_key(model, value) in _PER_NODE_COUNTS_ENV:
+            continue
+        return False
+    return True
+
+
+def _rank_attribute(model: SemanticModel, expr: ast.Attribute, depth: int) -> Optional[str]:
+    attr = expr.attr
+    if attr in ("local_process_index", "process_index"):
+        if _made_by(model, expr.value, _ACCELERATE_STATES) or _last_name(expr.value) in ("accelerator", "state"):
+            return "local" if attr == "local_process_index" else "global"
+        return None
+    if attr in ("global_rank", "local_rank"):
+        if (_made_by(model, expr.value, _LIGHTNING_OBJECTS) or _last_name(expr.value) in ("trainer", "fabric")
+                or _is_lightning_self(model, expr.value)):
+            return "global" if attr == "global_rank" else "local"
+        if attr == "local_rank":
+            if _made_by(model, expr.value, _ACCELERATE_STATES[-2:]):
+                return "local"  # transformers.TrainingArguments.local_rank
+            if _is_namespace(model, expr.value):
+                return _cli_local_rank(model, expr, depth)
+    return None
+
+
+def _cli_local_rank(model: SemanticModel, expr: ast.Attribute, depth: int) -> Optional[str]:
+    """`args.local_rank` of argparse's `--local_rank` / `--local-rank` (what the launchers pass);
+    when the script assigns `args.local_rank` itself, only if what it assigns is a local rank too."""
+    if "local_rank" not in _argparse(model).specs:
+        return None
+    receiver = ast.dump(expr.value)
+    for store in model.attribute_stores("local_rank"):
+        if ast.dump(store.value) != receiver:
+            continue
+        parent = model.facts.context_of(store)
+        stmt = parent.parent if parent is not None else None
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+            return None
+        if _rank(model, stmt.value, depth + 1) != "local":
+            return None
+    return "local"
+
+
+def _made_by(model: SemanticModel, expr: ast.AST, qualnames: tuple) -> bool:
+    value = model.value_of(expr)
+    return isinstance(value, ast.Call) and model.resolve(value.func) in qualnames
+
+
+def _last_name(expr: ast.AST) -> Optional[str]:
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return None
+
+
+def _is_lightning_self(model: SemanticModel, expr: ast.AST) -> bool:
+    """`self` in a method of a class deriving from LightningModule."""
+    if not isinstance(expr, ast.Name):
+        return False
+    binding = model.binding_of(expr)
+    if binding is None or binding.kind != "parameter" or binding.position != 0:
+        return False
+    cls = binding.scope.parent
+    if cls is None or cls.kind != "class":
+        return False
+    return any(model.resolve(base) in _LIGHTNING_MODULES for base in cls.node.bases)
+
+
+def _is_spawn_index(model: SemanticModel, binding: Binding) -> bool:
+    """Is this parameter the process index `torch.multiprocessing.spawn(fn, ...)` passes to fn?"""
+    if binding.name not in _SPAWN_INDEX_NAMES or binding.position is None:
+        return False
+    function = binding.scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for name in _SPAWN:
+        for site in model.facts.method_calls(name.rsplit(".", 1)[-1]):
+            call = site.node
+            if model.resolve(call.func) not in _SPAWN:
+                continue
+            fn = _argument(call, 0, "fn")
+            bound = 0
+            if isinstance(fn, ast.Call) and model.resolve(fn.func) == "functools.partial" and fn.args:
+                bound = len(fn.args) - 1  # partial(worker, a) passes the index after `a`
+                fn = fn.args[0]
+            if isinstance(fn, ast.Name):
+                target = model.binding_of(fn)
+                if target is not None and target.node is function and binding.position == bound:
+                    return True
+    return False
