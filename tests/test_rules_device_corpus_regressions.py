@@ -32,7 +32,40 @@ def test_unmapped_load_without_a_mapped_alternative_is_still_flagged(project):
             if args.init_from:
                 net.load_state_dict(torch.load(args.init_from))
             engine, *_ = deepspeed.initialize(model=net, args=args)
+        if __name__ == "__main__":
+            main(None, None)
     """, ["DSL102"]) == ["DSL102"]
+
+
+def test_unmapped_load_in_a_function_nothing_calls_is_quiet(project):
+    # DeepSpeedExamples HelloDeepSpeed: load_model_checkpoint() is dead code (resume uses engine.load_checkpoint)
+    assert codes(project, """
+        import torch
+        import deepspeed
+        def load_model_checkpoint(path, net):
+            net.load_state_dict(torch.load(path))
+        def main(args, net):
+            engine, *_ = deepspeed.initialize(model=net, args=args)
+        if __name__ == "__main__":
+            main(None, None)
+    """, ["DSL102"]) == []
+
+
+def test_unmapped_load_of_a_file_the_script_saved_from_the_cpu_is_quiet(project):
+    # dino eval_knn.py: features dumped as x.cpu() and loaded back by the same script
+    assert codes(project, """
+        import os
+        import torch
+        import torch.distributed as dist
+        def main(args, feats):
+            dist.init_process_group("nccl")
+            if args.dump:
+                torch.save(feats.cpu(), os.path.join(args.dump, "trainfeat.pth"))
+            if args.load:
+                feats = torch.load(os.path.join(args.load, "trainfeat.pth"))
+        if __name__ == "__main__":
+            main(None, None)
+    """, ["DSL102"]) == []
 
 
 def test_fake_backend_single_process_tracing_may_use_cuda_0(project):
@@ -85,6 +118,7 @@ def test_torch_load_in_a_test_file_is_not_reported(project):
     body = ('import torch\nfrom lightning import Fabric\n\n\ndef test_filter(tmp_path):\n'
             '    fabric = Fabric(devices=1)\n    saved = torch.load(tmp_path / "model.pth")\n\n\n'
             'def test_fsdp():\n    fabric = Fabric(devices=2, strategy="fsdp")\n')
-    project.write({"tests/test_lora.py": body, "train.py": body.replace("def test_", "def run_")})
+    script = body.replace("def test_", "def run_") + "\n\nrun_filter(None)\nrun_fsdp()\n"
+    project.write({"tests/test_lora.py": body, "train.py": script})
     found = [(f.path, f.code) for f in project.check(select=["DSL102"]).findings]
     assert found == [("train.py", "DSL102")]

@@ -15,7 +15,7 @@ import pickle
 import re
 import tempfile
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
@@ -139,7 +139,8 @@ def to_finding(rule: Rule, report: Report, path: str, lines: Optional[LineIndex]
     code = report.code or rule.code
     registered = RULES.get(code, rule)
     return Finding(code=code, message=report.message, path=report.path or path, span=span,
-                   severity=registered.severity, name=registered.name, fix=report.fix, related=list(report.related))
+                   severity=registered.severity, name=registered.name, fix=report.fix, related=list(report.related),
+                   needs=report.needs)
 
 
 def _noqa(text: str) -> tuple[dict, bool]:
@@ -178,7 +179,7 @@ def _check_python(source: SourceFile, text: str, settings: Settings) -> FileResu
     from .rules.context import PythonContext
 
     if not FRAMEWORK_WORDS.search(text.encode("utf-8", "surrogatepass")):
-        return FileResult(source, "skipped")
+        return _plain_module(source, text)
     noqa, file_noqa = _noqa(text)
     result = FileResult(source, "python", noqa=noqa, file_noqa=file_noqa)
     try:
@@ -203,6 +204,27 @@ def _check_python(source: SourceFile, text: str, settings: Settings) -> FileResu
         result.findings.append(_engine_finding(INTERNAL_ERROR, source.path, f"internal error while summarising: {error!r}"))
     _drop_caches(facts)
     return result
+
+
+# A module without framework words can still hold what a training script reads (a dataclass of
+# defaults, a constant); it is parsed for its summary only when it may define something.
+_DEFINES = re.compile(r"^(?:class |def |[A-Za-z_][A-Za-z_0-9]* *[:=])", re.MULTILINE)
+PLAIN_MODULE_MAX_CHARS = 200_000
+
+
+def _plain_module(source: SourceFile, text: str) -> FileResult:
+    """A project module that no rule reads: only its summary, for the program layer."""
+    from .facts.script import build_script_facts
+    from .facts.summary import summarize_plain_module
+
+    if len(text) > PLAIN_MODULE_MAX_CHARS or not _DEFINES.search(text):
+        return FileResult(source, "skipped")
+    try:
+        tree = ast.parse(text, filename=source.path)
+        summary = summarize_plain_module(build_script_facts(source.path, text, tree))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return FileResult(source, "skipped")  # not ours to report: no rule reads this file
+    return FileResult(source, "module", summary=summary)
 
 
 def _drop_caches(facts) -> None:
@@ -456,8 +478,11 @@ def build_project(root: Path, results: list[FileResult]) -> Project:
     project = Project(root=root)
     for result in results:
         path = result.source.path
-        if result.kind == "python" and result.summary is not None:
-            project.scripts[path] = result.summary
+        if result.kind in ("python", "module") and result.summary is not None:
+            if result.kind == "python":
+                project.scripts[path] = result.summary
+            if result.summary.module is not None:
+                project.modules[path] = result.summary.module
         elif result.kind == "dsconfig" and result.summary is not None:
             project.configs[path] = result.summary
             project.texts[path] = result.text
@@ -467,20 +492,36 @@ def build_project(root: Path, results: list[FileResult]) -> Project:
     return project
 
 
-def run_setup_rules(project: Project, settings: Settings) -> list[Finding]:
+def run_setup_rules(project: Project, settings: Settings, candidates: Iterable[Finding] = ()) -> list[Finding]:
+    """The project phase: setup rules, the program checks of per-file rules, and the contextual
+    findings decided against the linked program."""
     from .rules.context import SetupContext
+    from .rules.registry import DECIDERS, PROGRAM_CHECKS
 
     ctx = SetupContext(project=project, settings=settings)
     findings = []
-    for rule in _rules_of("setup", settings):
+    checks = [(rule, rule.check) for rule in _rules_of("setup", settings)]
+    checks += [(RULES[code], check) for code, funcs in PROGRAM_CHECKS.items() if settings.is_enabled(code)
+               for check in funcs]
+    for rule, check in checks:
         try:
-            for report in rule.check(ctx):
+            for report in check(ctx):
                 path = report.path or next(iter(project.scripts), "")
                 lines = None if isinstance(report.target, Span) else _lines_for(project, path)
                 findings.append(to_finding(rule, report, path, lines))
         except Exception as error:
             findings.append(_engine_finding(INTERNAL_ERROR, str(project.root),
                                             f"internal error in rule {rule.code} ({rule.name}): {type(error).__name__}: {error}"))
+    for candidate in candidates:
+        name, params = candidate.needs
+        try:
+            kept = DECIDERS[name](candidate, project, dict(params))
+        except Exception as error:
+            findings.append(_engine_finding(INTERNAL_ERROR, candidate.path,
+                                            f"internal error deciding {candidate.code} ({name}): {type(error).__name__}: {error}"))
+            continue
+        if kept is not None:
+            findings.append(replace(kept, needs=None))  # (the candidate may sit in a cache)
     return findings
 
 
@@ -527,7 +568,8 @@ def _setup_findings(root: Path, project: Project, results: list[FileResult], set
         cached = cache.get(key)
         if cached is not None:
             return cached
-    findings = run_setup_rules(project, settings)
+    candidates = [f for r in results for f in r.findings if f.needs is not None]
+    findings = run_setup_rules(project, settings, candidates)
     if key is not None:
         cache.put(key, findings)
     return findings
@@ -552,7 +594,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
         cache = ResultCache(root / ".dslint_cache", settings) if use_cache else None
     progress = progress_factory(len(sources)) if progress_factory else None
     results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress)
-    findings = [f for r in results for f in r.findings]
+    findings = [f for r in results for f in r.findings if f.needs is None]
     project = build_project(root, results)
     findings += _setup_findings(root, project, results, settings, cache if overlay is None else None)
     if cache is not None and owned:
@@ -562,7 +604,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
     kept.sort(key=Finding.sort_key)
     texts = {r.source.path: r.text for r in results if r.text is not None}
     internal = any(f.code == INTERNAL_ERROR for f in kept)
-    return CheckResult(findings=kept, errors=errors, files=sum(1 for r in results if r.kind != "skipped"),
+    return CheckResult(findings=kept, errors=errors, files=sum(1 for r in results if r.kind not in ("skipped", "module")),
                        internal_error=internal, texts=texts, project=project)
 
 

@@ -76,6 +76,8 @@ class Finding:
     fix: Optional[Fix] = None
     # Related places (the config key, the launch line) that explain the finding: (path, span, note).
     related: list[tuple[str, Span, str]] = field(default_factory=list)
+    # Set while the finding waits for the project phase (see rules.registry.decider).
+    needs: Optional[tuple] = None
 
     def sort_key(self) -> tuple:
         return (self.path, self.span.start.row, self.span.start.column, self.code)

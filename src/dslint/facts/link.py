@@ -224,6 +224,19 @@ def link_setups(project: "Project", settings: Optional["Settings"] = None) -> li
     return setups
 
 
+def launched_script_paths(project: "Project") -> set:
+    """Scripts of the project that some launch command starts."""
+    found = set()
+    for launch_path, launch in project.launches.items():
+        for command in getattr(launch, "commands", []):
+            if command.script:
+                script = _find(project, project.scripts, command.script,
+                               [_abs(project, launch_path).parent, Path(project.root)])
+                if script is not None:
+                    found.add(script)
+    return found
+
+
 def _build(project: "Project", settings, script: str, launch_path: Optional[str], command) -> TrainingSetup:
     summary = project.scripts[script]
     facts = summary.extra.get("setup") or ScriptSetupFacts()
@@ -577,3 +590,17 @@ def _pin_text(setup: TrainingSetup) -> str:
         if isinstance(block, dict) and block.get("device") in ("cpu", "nvme"):
             pins.append(f"{key}.pin_memory={block.get('pin_memory', 'default')}")
     return f" ({', '.join(pins)})" if pins else ""
+
+
+def launched_world_sizes(project: "Project", path: str) -> list:
+    """The world sizes of the launch lines that start a program `path` runs in (None: unknown)."""
+    from .program import norm_path
+
+    entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
+    return [s.world_size for s in link_setups(project) if s.launch_path is not None and norm_path(s.script_path) in entries]
+
+
+def single_process_launches(project: "Project", path: str) -> bool:
+    """Every launch line that starts the program of `path` starts one process (and there is one)."""
+    sizes = launched_world_sizes(project, path)
+    return bool(sizes) and all(size == 1 for size in sizes)

@@ -136,6 +136,38 @@ class ScriptFacts:
         return self.imports.uses(package)
 
 
+_ITERATION_WRAPPERS = ("enumerate", "tqdm", "zip", "iter", "track", "progress_bar")
+
+
+def iterated_expression(expr: ast.AST) -> ast.AST:
+    """What a `for` loop iterates: `enumerate(loader)`, `tqdm(loader, ...)`, `zip(loader, ...)` → `loader`."""
+    while isinstance(expr, ast.Call) and expr.args and isinstance(expr.func, (ast.Name, ast.Attribute)):
+        name = expr.func.id if isinstance(expr.func, ast.Name) else expr.func.attr
+        if name not in _ITERATION_WRAPPERS:
+            break
+        expr = expr.args[0]
+    return expr
+
+
+def assigned_name(facts: "ScriptFacts", node: ast.AST) -> Optional[str]:
+    """The name a call's value is assigned to (`loader = DataLoader(...)` → `loader`)."""
+    ctx = facts.context_of(node)
+    parent = ctx.parent if ctx else None
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        if len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)):
+            return dotted(targets[0])
+    return None
+
+
+def statement_of(facts: "ScriptFacts", node: ast.AST) -> Optional[ast.stmt]:
+    """The statement that holds `node` (the node itself when it is a statement)."""
+    while node is not None and not isinstance(node, ast.stmt):
+        ctx = facts.context_of(node)
+        node = ctx.parent if ctx else None
+    return node
+
+
 def literal(node: Optional[ast.AST]):
     """The Python value of a literal expression (`8`, `"cuda:0"`, `[0, 1]`), or None."""
     if node is None:

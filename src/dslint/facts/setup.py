@@ -16,3 +16,20 @@ class Project:
     configs: dict[str, JsonDoc] = field(default_factory=dict)  # display path -> parsed config
     launches: dict[str, Any] = field(default_factory=dict)  # display path -> sources.launch.LaunchFile
     texts: dict[str, str] = field(default_factory=dict)  # display path -> text (for launch/config files)
+    modules: dict[str, Any] = field(default_factory=dict)  # display path -> ModuleExports (every parsed module)
+    _program: Any = None
+
+    @property
+    def program(self):
+        """The modules linked into programs (`facts.program.ProgramIndex`), built on first use."""
+        if self._program is None:
+            from .program import ProgramIndex
+
+            self._program = ProgramIndex(self.modules, self.launched_scripts())
+        return self._program
+
+    def launched_scripts(self) -> set:
+        """Scripts that a launch file of the project starts."""
+        from .link import launched_script_paths
+
+        return launched_script_paths(self)

@@ -10,6 +10,7 @@ from typing import Optional
 
 from ..model import Span
 from .distributed import distributed_facts
+from .module_summary import ModuleExports, summarise_module
 from .script import ScriptFacts
 
 
@@ -22,6 +23,9 @@ class ScriptSummary:
     framework_shards_data: Optional[str] = None
     # Extra facts that setup rules add through `summary_extractor`s: name -> plain data.
     extra: dict = field(default_factory=dict)
+    # What the module offers the program (imports, function and class summaries, project calls).
+    module: Optional[ModuleExports] = None
+    framework: bool = True  # False: a project module that mentions no framework (no rules ran on it)
 
 
 SUMMARY_EXTRACTORS: dict = {}
@@ -48,7 +52,13 @@ def summarize(facts: ScriptFacts) -> ScriptSummary:
     )
     for name, extract in SUMMARY_EXTRACTORS.items():
         summary.extra[name] = extract(facts)
+    summary.module = summarise_module(facts)
     return summary
+
+
+def summarize_plain_module(facts: ScriptFacts) -> ScriptSummary:
+    """A module that mentions no framework: only what it offers the program (constants, classes)."""
+    return ScriptSummary(path=facts.path, module=summarise_module(facts), framework=False)
 
 
 def span_of(facts: ScriptFacts, node) -> Span:

@@ -7,9 +7,13 @@ from typing import Iterator
 
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
-from ._helpers import is_test_file, literal, mentions_rank
+from ..facts.conditions import in_one_gpu_actor, mentions_rank, only_rank_zero
+from ..facts.cuda import fixed_cuda_device
+from ..facts.link import single_process_launches
+from ..facts.program import is_test_module
+from ..facts.script import literal
 from .context import PythonContext
-from .registry import Report, python_rule
+from .registry import Report, decider, python_rule
 
 _CUDA_INDEX = re.compile(r"^cuda:\d+$")
 
@@ -19,21 +23,22 @@ def _cvd_set_per_rank(ctx: PythonContext) -> bool:
     for node, _ in ctx.facts.of_type(ast.Assign):
         for target in node.targets:
             if isinstance(target, ast.Subscript) and literal(target.slice) == "CUDA_VISIBLE_DEVICES":
-                if mentions_rank(node.value) or not isinstance(node.value, ast.Constant):
+                if mentions_rank(ctx.facts, node.value) or not isinstance(node.value, ast.Constant):
                     return True
     return False
 
 
 def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
-    """Inside `x if single_process else y`, or under an `if` about rank/world size/distributed."""
+    """Inside `x if single_process else y`, under an `if` about rank/world size/distributed, in a
+    one-GPU Ray actor, or run by rank 0 alone (whose GPU is cuda:0 on the first node)."""
     where = ctx.facts.context_of(node)
     if where is None:
         return False
-    if isinstance(where.parent, ast.IfExp):
+    if isinstance(where.parent, ast.IfExp) or in_one_gpu_actor(ctx.facts, where) or only_rank_zero(ctx.facts, node):
         return True
     for guard, _ in where.guards:
         text = ast.unparse(guard.test).lower()
-        if mentions_rank(guard.test) or any(w in text for w in ("world", "distributed", "ddp", "n_gpu", "num_gpus", "single")):
+        if mentions_rank(ctx.facts, guard.test) or any(w in text for w in ("world", "distributed", "ddp", "n_gpu", "num_gpus", "single")):
             return True
     return False
 
@@ -67,34 +72,87 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         if site.node.args and isinstance(literal(site.node.args[0]), int) and not _conditional(ctx, site.node):
             yield Report(site.node, f".cuda({literal(site.node.args[0])}) places every rank's tensors on one GPU; "
                          "call torch.cuda.set_device(local_rank) once and use .cuda()")
-    for site in facts.calls_to("torch.device") + facts.method_calls("to"):
-        if site.qualname not in (None, "torch.device") and site.attr == "to":
+    reported: set = set()
+    for site in facts.calls_to("torch.device"):
+        device = fixed_cuda_device(site.node)
+        if device and not _read_only_query(ctx, site.node) and not _conditional(ctx, site.node):
+            reported.add(id(site.node))
+            yield Report(site.node, f"{device} is the same GPU on every rank (the script {why}); "
+                         "use torch.device('cuda', local_rank)")
+    for site in facts.method_calls("to") + [s for s in facts.calls if s.qualname and s.qualname.startswith("torch.")
+                                           and s.qualname != "torch.device" and not s.qualname.startswith("torch.cuda.")]:
+        if site.attr == "to":
+            if site.qualname is not None:
+                continue
+            arg = site.node.args[0] if site.node.args else site.keyword("device")
+        else:
+            arg = site.keyword("device")
+        if arg is None or id(arg) in reported:
             continue
-        arg = site.node.args[0] if site.node.args else site.keyword("device")
-        value = literal(arg)
-        if isinstance(value, str) and _CUDA_INDEX.match(value.strip()):
-            if not _conditional(ctx, site.node):
-                yield Report(arg, f"'{value}' is the same GPU on every rank (the script {why}); "
-                             "use torch.device('cuda', local_rank)")
+        device = fixed_cuda_device(arg, integers=site.attr == "to")
+        if device and not _conditional(ctx, site.node):
+            yield Report(arg, f"'{device}' is the same GPU on every rank (the script {why}); "
+                         "use torch.device('cuda', local_rank)")
+
+
+_READ_ONLY_QUERIES = ("get_device_properties", "get_device_name", "get_device_capability", "mem_get_info",
+                      "memory_allocated", "max_memory_allocated", "memory_reserved", "memory_stats", "utilization")
+
+
+def _read_only_query(ctx: PythonContext, node: ast.AST) -> bool:
+    """`torch.cuda.get_device_properties(torch.device("cuda:0"))`: asks about a GPU, places nothing."""
+    where = ctx.facts.context_of(node)
+    parent = where.parent if where else None
+    return isinstance(parent, ast.Call) and (ctx.facts.resolve(parent.func) or "").rsplit(".", 1)[-1] in _READ_ONLY_QUERIES
 
 
 @python_rule("DSL102", "torch-load-without-map-location", severity=Severity.WARNING, fix=Applicability.SAFE)
 def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
     """torch.load restores tensors onto the device they were saved from: every rank onto cuda:0."""
-    if not ctx.dist.is_multiprocess or is_test_file(ctx.path):
+    if not ctx.dist.is_multiprocess or is_test_module(ctx.path):
         return  # a test file's Fabric(devices=2) test says nothing about its torch.load test
+    cpu_saves = _cpu_saves(ctx)
     for site in ctx.facts.calls_to("torch.load"):
         if site.argument(1, "map_location") is not None or site.has_star_kwargs:
             continue
         if any(isinstance(a, ast.Starred) for a in site.node.args):
             continue
-        if _other_branch_maps(ctx, site):
+        if _other_branch_maps(ctx, site) or _loads_what_it_saved_on_cpu(ctx, site, cpu_saves):
             continue
         span = ctx.facts.lines.span_of_node(site.node)
-        yield Report(site.node, "torch.load without map_location puts the checkpoint's tensors on the GPU that saved them "
-                     "(cuda:0) in every rank: extra memory on GPU 0 or OOM",
+        function = site.ctx.function
+        unreferenced = getattr(function, "name", None) if site.ctx.class_ is None and function is not None and \
+            not _referenced_here(ctx, function) else None
+        yield Report(site.node, "torch.load without map_location puts the checkpoint's tensors on the GPU that saved "
+                     "them (cuda:0) in every rank: extra memory on GPU 0 or OOM",
                      fix=make_fix("add-map-location", 'Add map_location="cpu"', Applicability.SAFE,
-                                  row=span.start.row, column=span.start.column))
+                                  row=span.start.row, column=span.start.column),
+                     needs=("several-ranks", (("unreferenced", unreferenced),)))
+
+
+def _cpu_saves(ctx: PythonContext) -> set:
+    """File-name literals of `torch.save(x.cpu(), ...)` calls: what this module writes from the CPU."""
+    names = set()
+    for site in ctx.facts.calls_to("torch.save"):
+        value = site.argument(0, "obj")
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "cpu":
+            path = site.argument(1, "f")
+            names |= {n.value for n in ast.walk(path) if isinstance(n, ast.Constant) and isinstance(n.value, str)} \
+                if path is not None else set()
+    return names
+
+
+def _loads_what_it_saved_on_cpu(ctx: PythonContext, site, cpu_saves: set) -> bool:
+    """`torch.load(os.path.join(d, "feat.pth"))` of a file this module saved as `x.cpu()`: CPU tensors."""
+    path = site.argument(0, "f")
+    return path is not None and any(isinstance(n, ast.Constant) and n.value in cpu_saves for n in ast.walk(path))
+
+
+def _referenced_here(ctx: PythonContext, function: ast.AST) -> bool:
+    """Is the module-level function named anywhere in its module (called, or passed on), or
+    decorated (a decorator may register it: `@app.command`, `@hydra.main`)?"""
+    name = function.name
+    return bool(function.decorator_list) or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(ctx.facts.tree))
 
 
 def _other_branch_maps(ctx: PythonContext, site) -> bool:
@@ -108,6 +166,19 @@ def _other_branch_maps(ctx: PythonContext, site) -> bool:
                         len(node.args) > 1 or any(k.arg == "map_location" for k in node.keywords)):
                     return True
     return False
+
+
+@decider("several-ranks")
+def _decide_several_ranks(finding, project, params):
+    """Drop a finding about several processes when every launch of its program starts one, or
+    when it sits in a function nothing in the project calls (`unreferenced`: not named in its own
+    module, and no other module imports or calls it)."""
+    if single_process_launches(project, finding.path):
+        return None
+    name = params.get("unreferenced")
+    if name and not project.program.referenced_elsewhere(finding.path, name):
+        return None
+    return finding
 
 
 @codemod_fixer("add-map-location")

@@ -5,12 +5,11 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from ..facts.script import CallSite, ScriptFacts
+from ..facts.conditions import RankGate, rank_gate, rank_tests
+from ..facts.script import CallSite, ScriptFacts, literal
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
-from ._helpers import literal
-from ._rank_helpers import RankGate, is_pure_rank_test, rank_gate
 from .context import PythonContext
 from .registry import Report, python_rule
 
@@ -24,6 +23,14 @@ _DIST_COLLECTIVES = frozenset((
     "broadcast_object_list", "gather", "gather_object", "scatter", "scatter_object_list", "all_to_all",
     "all_to_all_single", "new_group", "new_subgroups", "all_reduce_coalesced", "inference_all_reduce",
 ))
+# Where each collective takes its `group` positionally (torch.distributed's signatures; a test
+# checks this table against the installed torch).
+GROUP_POSITION = {
+    "barrier": 0, "monitored_barrier": 0, "all_reduce": 2, "all_gather": 2, "all_gather_object": 2,
+    "all_gather_into_tensor": 2, "reduce": 3, "reduce_scatter": 3, "reduce_scatter_tensor": 3, "broadcast": 2,
+    "broadcast_object_list": 2, "gather": 3, "gather_object": 3, "scatter": 3, "scatter_object_list": 3,
+    "all_to_all": 2, "all_to_all_single": 4,
+}
 _DIST_MODULES = ("torch.distributed.", "deepspeed.comm.", "deepspeed.comm.comm.")
 _DCP_CALLS = frozenset((
     "torch.distributed.checkpoint.save", "torch.distributed.checkpoint.async_save",
@@ -135,8 +142,9 @@ class CollectiveFinder:
         return None
 
     def _subgroup(self, site: CallSite) -> bool:
-        """A collective over an explicit sub-group may legitimately run on that group's ranks only."""
-        group = site.keyword("group")
+        """A collective over an explicit sub-group (by keyword or position) may legitimately run on
+        that group's ranks only."""
+        group = site.argument(GROUP_POSITION.get(site.attr), "group")
         if group is None:
             return False
         text = ast.unparse(group)
@@ -270,7 +278,7 @@ def _hoist_fix(facts: ScriptFacts, call: GatedCall, what: str):
     statement = where.parent
     if not isinstance(statement, ast.Expr) or statement.value is not call.node or if_node.body[-1] is not statement:
         return None
-    if where.guards[-1][0] is not if_node or not is_pure_rank_test(if_node.test):
+    if where.guards[-1][0] is not if_node or not rank_tests(facts).is_pure_rank_test(if_node.test):
         return None
     if_span = facts.lines.span_of_node(if_node)
     stmt_span = facts.lines.span_of_node(statement)

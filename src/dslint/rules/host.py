@@ -14,7 +14,7 @@ from typing import Iterator, Optional
 from ..facts.link import TrainingSetup, link_setups
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
-from ._helpers import literal
+from ..facts.script import literal
 from .context import PythonContext, SetupContext
 from .registry import Report, python_rule, setup_rule
 

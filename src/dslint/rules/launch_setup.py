@@ -12,7 +12,7 @@ from typing import Iterator
 
 from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, link_setups
 from ..model import Severity
-from ._helpers import is_test_file
+from ..facts.program import is_test_module
 from .context import SetupContext
 from .registry import Report, setup_rule
 
@@ -118,7 +118,7 @@ def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
     """A rendezvous port written into the script (or an sbatch job) that every job shares."""
     for path, summary in ctx.project.scripts.items():
         facts = summary.extra.get("setup")
-        if facts is None or not summary.multiprocess or is_test_file(path):
+        if facts is None or not summary.multiprocess or is_test_module(path):
             continue  # unit tests pin a distinct port per test on purpose (torchtitan's tests do)
         for port in facts.ports:
             yield Report(port.span,

@@ -9,7 +9,7 @@ from ..facts.script import ScriptFacts
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
-from ._helpers import iter_target, literal
+from ..facts.script import iterated_expression, literal
 from .context import PythonContext
 from .registry import Report, python_rule
 
@@ -130,7 +130,7 @@ def _named_eval_loops(facts: ScriptFacts):
             continue
         if function.name.startswith("test_") or "train" in function.name.lower():
             continue
-        data = dotted(iter_target(node.iter)) or ""
+        data = dotted(iterated_expression(node.iter)) or ""
         if not (_EVAL_DATA.search(data) or "loader" in data.lower()):
             continue
         for inner in ast.walk(node):

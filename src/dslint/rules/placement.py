@@ -4,19 +4,20 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from ..facts.bindings import semantic_model
+from ..facts.conditions import exclusive, mentions_rank, under_main_guard
+from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, set_device_sites
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, _env_key, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
-from ..facts.script import CallSite, Context, ScriptFacts
+from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
-from ..fixes import codemod_fixer, make_fix, node_at
+from ..facts.values import is_rank_expression
+from ..fixes import codemod_fixer, make_fix
 from ..model import Applicability, Severity
 from ..sources.names import dotted
-from ._helpers import literal, mentions_rank
-from ._setup_helpers import (DDP, SET_DEVICE_ATTRS, cuda_runtime_init, cuda_touch, is_plain_cuda, single_assignment,
-                             statement_of, under_main_guard)
 from .context import PythonContext
 from .device import _conditional
-from .registry import Report, python_rule
+from .registry import Report, decider, python_rule
 
 SPAWN = "torch.multiprocessing.spawn"
 START_PROCESSES = "torch.multiprocessing.start_processes"
@@ -25,26 +26,8 @@ INIT_PG = "torch.distributed.init_process_group"
 CVD = "CUDA_VISIBLE_DEVICES"
 
 
-def _exclusive(a: Context, b: Context) -> bool:
-    """The two places sit in different branches of one `if`: never both run."""
-    branches = dict((id(node), body) for node, body in a.guards)
-    return any(id(node) in branches and branches[id(node)] != body for node, body in b.guards)
-
-
 def _before(a: ast.AST, b: ast.AST) -> bool:
     return (a.lineno, a.col_offset) < (b.lineno, b.col_offset)
-
-
-def set_device_sites(facts: ScriptFacts) -> list[CallSite]:
-    """`torch.cuda.set_device(x)`, `torch.accelerator.set_device_index(x)`, `get_accelerator().set_device(x)`."""
-    out = []
-    for attr in SET_DEVICE_ATTRS:
-        for site in facts.method_calls(attr):
-            q = site.qualname
-            if q in ("torch.cuda.set_device", "torch.accelerator.set_device_index") or (q is None and site.receiver is None
-                                                                                       and isinstance(site.node.func, ast.Attribute)):
-                out.append(site)
-    return out
 
 
 def _import_time_touches(facts: ScriptFacts, touch=cuda_touch) -> list[tuple[CallSite, str]]:
@@ -56,26 +39,28 @@ def _import_time_touches(facts: ScriptFacts, touch=cuda_touch) -> list[tuple[Cal
 
 # -- DSL103 ----------------------------------------------------------------------------------
 
-def _global_rank_source(facts: ScriptFacts, expr: Optional[ast.AST], function) -> Optional[str]:
-    """`dist.get_rank()` or `os.environ["RANK"]` (maybe through int() or a name assigned once)."""
-    for _ in range(3):
-        if isinstance(expr, ast.Name):
-            value = single_assignment(facts, expr.id, function)
-            if value is None:
-                value = single_assignment(facts, expr.id, None)
-            expr = value
-        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1:
-            expr = expr.args[0]
-        else:
-            break
-    if isinstance(expr, ast.IfExp):
-        sources = {_global_rank_source(facts, branch, function) for branch in (expr.body, expr.orelse)}
-        return sources.pop() if len(sources) == 1 else ("the global rank" if None not in sources else None)
-    if isinstance(expr, ast.Call) and facts.resolve(expr.func) == "torch.distributed.get_rank" and not expr.args and not expr.keywords:
+def _global_rank_source(model, expr: Optional[ast.AST]) -> Optional[str]:
+    """What makes `expr` the global rank (`dist.get_rank()`, RANK), through bindings; None if it is not."""
+    if expr is None or is_rank_expression(model, expr) != "global":
+        return None
+    value = model.value_of(expr)
+    if isinstance(value, ast.Call) and len(value.args) == 1 and (model.resolve(value.func) or "") in ("int", ""):
+        value = model.value_of(value.args[0])
+    if isinstance(value, ast.Call) and (model.resolve(value.func) or "").endswith("get_rank"):
         return "torch.distributed.get_rank()"
-    if expr is not None and _env_key(expr) == "RANK":
-        return 'the RANK environment variable'
-    return None
+    key = _env_key(value) if value is not None else None
+    return f"the {key} environment variable" if key else "the global rank"
+
+
+def _single_host_spawn(facts: ScriptFacts, model) -> bool:
+    """The module starts its world with mp.spawn and gives each process its spawn index as its rank:
+    one host, so the global rank is the local rank."""
+    if not (facts.calls_to(SPAWN) or facts.calls_to(START_PROCESSES)):
+        return False
+    sites = facts.calls_to(INIT_PG)
+    return bool(sites) and all(is_rank_expression(model, s.keyword("rank")) == "spawn-index"
+                               for s in sites if s.keyword("rank") is not None) and any(
+        s.keyword("rank") is not None for s in sites)
 
 
 def _device_index_uses(facts: ScriptFacts) -> Iterator[tuple[ast.AST, CallSite, str]]:
@@ -107,8 +92,11 @@ def global_rank_as_device(ctx: PythonContext) -> Iterator[Report]:
     facts = ctx.facts
     if not ctx.dist.is_multiprocess:
         return
+    model = semantic_model(facts)
+    if _single_host_spawn(facts, model):
+        return
     for index, site, what in _device_index_uses(facts):
-        source = _global_rank_source(facts, index, site.ctx.function)
+        source = _global_rank_source(model, index)
         if source is None:
             continue
         yield Report(index, f"the GPU index here comes from {source}, the global rank: on a second node it is "
@@ -158,7 +146,7 @@ def _local_rank_in_scope(facts: ScriptFacts, site: CallSite) -> Optional[str]:
             value = a.value
             inner = value.args[0] if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
                 and value.func.id == "int" and value.args else value
-            if _env_key(inner) == "LOCAL_RANK" or (a.name.lower().replace("_", "") == "localrank" and mentions_rank(value)):
+            if _env_key(inner) == "LOCAL_RANK" or (a.name.lower().replace("_", "") == "localrank" and mentions_rank(facts, value)):
                 candidates.append(a.name)
     if function is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for arg in function.args.args + function.args.kwonlyargs:
@@ -175,15 +163,19 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
         return
     unindexed = _unindexed_cuda(facts)
     barriers = [s for s in facts.calls_to("torch.distributed.barrier") if s.keyword("device_ids") is None]
-    if unindexed is None and not barriers:
+    fsdp = [s for s in facts.calls_to(*FSDP) if s.keyword("device_id") is None and not s.has_star_kwargs]
+    if unindexed is None and not barriers and not fsdp:
         return  # every placement names its device and nothing guesses one
     for site in facts.calls_to(INIT_PG):
         if site.keyword("device_id") is not None or site.has_star_kwargs or literal(site.keyword("world_size")) == 1:
             continue
         nccl = _backend_is_nccl(facts, site)
-        if nccl is False or (nccl is None and unindexed is None):
+        if nccl is False or (nccl is None and unindexed is None and not fsdp):
             continue
-        if unindexed is not None:
+        if fsdp:
+            symptom = (f"FullyShardedDataParallel on line {fsdp[0].node.lineno} has no device_id, so every rank "
+                       "computes on torch.cuda.current_device(), cuda:0")
+        elif unindexed is not None:
             symptom = (f"'{cuda_touch(unindexed, facts)}' on line {unindexed.node.lineno} then lands on cuda:0 in every "
                        "rank (NCCL: 'Duplicate GPU detected'; otherwise GPU 0 runs out of memory)")
         else:
@@ -198,7 +190,14 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
                            local_rank=local_rank)
         yield Report(site.node, "NCCL process group started but no rank selects its GPU (no torch.cuda.set_device, "
                      f"no device_id=): {symptom}; call torch.cuda.set_device(local_rank) first, or pass "
-                     "device_id=torch.device('cuda', local_rank)", fix=fix)
+                     "device_id=torch.device('cuda', local_rank)", fix=fix,
+                     needs=("no-device-selection-in-program", ()))
+
+
+@decider("no-device-selection-in-program")
+def _decide_device_selection(finding, project, params):
+    """Drop the finding when another module of the same program selects the device (a setup helper)."""
+    return None if project.program.selects_device_anywhere(finding.path) else finding
 
 
 @codemod_fixer("insert-set-device")
@@ -234,7 +233,7 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
         function = sd.ctx.function
         found: list[tuple[ast.AST, str]] = []
         for site in facts.calls:
-            if site.ctx.function is function and _before(site.node, sd.node) and not _exclusive(site.ctx, sd.ctx):
+            if site.ctx.function is function and _before(site.node, sd.node) and not exclusive(site.ctx, sd.ctx):
                 why = cuda_touch(site, facts)
                 if why:
                     found.append((site.node, why))
@@ -283,7 +282,7 @@ def cuda_visible_devices_in_script(ctx: PythonContext) -> Iterator[Report]:
     for node, value, where in _cvd_writes(facts):
         earlier = None
         for site in facts.calls:
-            if site.ctx.function is where.function and _before(site.node, node) and not _exclusive(site.ctx, where):
+            if site.ctx.function is where.function and _before(site.node, node) and not exclusive(site.ctx, where):
                 why = cuda_runtime_init(site, facts)
                 if why:
                     earlier = (site.node, why)
@@ -344,7 +343,7 @@ def fork_after_cuda(ctx: PythonContext) -> Iterator[Report]:
     for site, what, point in _fork_sites(facts):
         earlier = None
         for other in facts.calls:
-            if other.ctx.function is site.ctx.function and _before(other.node, point) and not _exclusive(other.ctx, site.ctx):
+            if other.ctx.function is site.ctx.function and _before(other.node, point) and not exclusive(other.ctx, site.ctx):
                 why = cuda_touch(other, facts)
                 if why:
                     earlier = (other.node, why)

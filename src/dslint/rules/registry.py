@@ -44,6 +44,9 @@ class Report:
     path: Optional[str] = None  # only setup rules, which may report in any file of the setup
     related: list = field(default_factory=list)  # (path, Span, note)
     code: Optional[str] = None  # a rule that owns several codes may name one
+    # A contextual finding: kept only if the project phase's decider agrees, once every module
+    # is known. (decider name, ((key, value), ...)); see `decider`.
+    needs: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,33 @@ def launch_rule(code: str, name: str, *, severity: Severity = Severity.WARNING, 
 
 def setup_rule(code: str, name: str, *, severity: Severity = Severity.WARNING, fix: Optional[Applicability] = None):
     return _register("setup", code, name, severity, fix)
+
+
+# Project-phase parts of per-file rules: they read the linked program (`SetupContext`).
+PROGRAM_CHECKS: dict[str, list] = {}
+DECIDERS: dict[str, Callable] = {}
+
+
+def program_check(code: str):
+    """Register `func(ctx: SetupContext) -> Iterable[Report]` as the cross-module part of the
+    already registered rule `code` (reports name their path)."""
+    def decorator(func):
+        PROGRAM_CHECKS.setdefault(code, []).append(func)
+        return func
+
+    return decorator
+
+
+def decider(name: str):
+    """Register `func(finding, project, params: dict) -> Optional[Finding]` deciding the contextual
+    findings whose `needs` names it: the finding (maybe reworded) to keep it, None to drop it."""
+    def decorator(func):
+        if name in DECIDERS:
+            raise ValueError(f"decider {name} registered twice")
+        DECIDERS[name] = func
+        return func
+
+    return decorator
 
 
 def declare(code: str, name: str, *, kind: str = "engine", severity: Severity = Severity.ERROR) -> None:

@@ -10,7 +10,10 @@ from ..facts.script import CallSite, ScriptFacts
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
-from ._setup_helpers import DDP, DEEPSPEED_INITIALIZE, FSDP, in_no_grad, loads_of, names_bound_to, parent_map, unpacked
+from ..facts.conditions import grad_disabled_at
+from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
+from ..facts.program import is_test_module
+from ._setup_helpers import loads_of, names_bound_to, parent_map, unpacked
 from .context import PythonContext
 from .registry import Report, python_rule
 
@@ -101,13 +104,22 @@ def _function_has_backward(facts: ScriptFacts, function) -> bool:
     return any(s.ctx.function is function for s in facts.method_calls("backward") if s.qualname is None)
 
 
+def _reduces_gradients_by_hand(facts: ScriptFacts) -> bool:
+    """`dist.all_reduce(p.grad, ...)`: the module syncs gradients itself, so skipping DDP's forward is deliberate."""
+    for site in facts.method_calls("all_reduce"):
+        tensor = site.argument(0, "tensor")
+        if tensor is not None and any(isinstance(n, ast.Attribute) and n.attr == "grad" for n in ast.walk(tensor)):
+            return True
+    return False
+
+
 @python_rule("DSL304", "ddp-module-bypass", severity=Severity.ERROR, fix=Applicability.UNSAFE)
 def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
     """Training through `ddp.module(...)`: DDP's forward never runs, so backward may not all-reduce."""
     facts = ctx.facts
     wrapped = _wrapped_names(facts)
-    if not wrapped:
-        return
+    if not wrapped or _reduces_gradients_by_hand(facts) or is_test_module(ctx.path):
+        return  # (a test that calls .module checks DDP's internals on purpose)
     for node, where in facts.of_type(ast.Call):
         func = node.func
         target = func
@@ -116,7 +128,7 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
         if not (isinstance(target, ast.Attribute) and target.attr == "module"):
             continue
         owner = dotted(target.value)
-        if owner not in wrapped or in_no_grad(facts, where) or not _function_has_backward(facts, where.function):
+        if owner not in wrapped or grad_disabled_at(facts, where) or not _function_has_backward(facts, where.function):
             continue
         span = facts.lines.span_of_node(node.func)
         yield Report(node.func, f"{ast.unparse(node.func)}(...) calls the model inside the DDP wrapper in a function that "
@@ -167,7 +179,7 @@ def _uses_only_for_inference(facts: ScriptFacts, name: str, function) -> Optiona
             continue
         if isinstance(parent, ast.Call) and parent.func is node:
             where = facts.context_of(parent)
-            if where is not None and in_no_grad(facts, where):
+            if where is not None and grad_disabled_at(facts, where):
                 continue
         return None
     return module_hops

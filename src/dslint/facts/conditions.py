@@ -1,0 +1,345 @@
+"""Under which conditions a statement runs: one notion each, used by every rule.
+
+- `rank_gate(facts, node)`: the reason only some ranks reach `node` (`if rank == 0`,
+  `if is_main:` where `is_main = dist.get_rank() == 0`, `@rank_zero_only`, an early
+  `if not is_master: return`), or None when every rank may.
+- `under_main_guard(ctx)`: inside `if __name__ == "__main__":`.
+- `grad_disabled_at(facts, ctx)`: autograd is off there (`with torch.no_grad()`, a decorated function).
+- `exclusive(a, b)`: two places in different branches of one `if` (never both run).
+- `runs_before(a, b)`: `a` runs before `b` (same scope, earlier; or `__init__`/`setup` before the
+  other methods of its class).
+
+A rank test is read through values: a name is followed to what it was assigned, so
+`is_leader = rank == 0` gates like `rank == 0`. Conditions that every rank evaluates alike are
+no gate: `if local_rank != -1` (distributed or not), `if rank in group_ranks` (membership of
+an explicit group, whose collectives are legitimate), a `rank0` parameter that every caller
+in the module passes as a constant, an early return whose test also needs a non-rank flag.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from .script import Context, ScriptFacts, literal
+
+RANK_WORDS = re.compile(r"(^|_)(local_?rank|global_?rank|rank|is_main_process|is_local_main_process|is_global_zero|"
+                        r"is_rank_zero|is_world_process_zero|is_local_process_zero|main_process|master_process|"
+                        r"is_master|is_main|get_rank|local_process_index|process_index)($|_)", re.IGNORECASE)
+# Names that are true on the main process only.
+_MAIN_WORDS = re.compile(r"(^|_)(is_main_process|is_local_main_process|is_global_zero|is_rank_zero|rank_zero|rank0|is_rank0|"
+                         r"is_world_process_zero|is_local_process_zero|main_process|master_process|master|is_master|"
+                         r"is_main|is_chief|is_leader|is_rank_0|rank_0|is_master_process|is_local_master|local_master)($|_)",
+                         re.IGNORECASE)
+# A rank that is not a process's: a LoRA rank, a matrix rank.
+_NOT_A_PROCESS_RANK = re.compile(r"lora|low_rank|matrix_rank|rank_r\b|num_ranks|n_ranks", re.IGNORECASE)
+# Decorators that run the function on one process only.
+_RANK_ONLY_DECORATORS = ("rank_zero_only", "on_main_process", "on_local_main_process", "main_process_only",
+                         "on_last_process", "master_only", "main_only")
+_BARE_RANKS = ("rank", "local_rank", "global_rank", "get_rank", "process_index", "local_process_index")
+
+
+@dataclass(frozen=True)
+class RankGate:
+    """Why only some ranks reach a node: the condition's node and a short description."""
+
+    node: ast.AST  # the If, the decorator, or the early-return If
+    description: str
+    if_node: Optional[ast.If] = None  # the enclosing If when the gate is a branch
+    in_body: bool = True
+
+
+class _RankTests:
+    """Reads conditions of one module through its bindings."""
+
+    def __init__(self, facts: ScriptFacts):
+        from .bindings import semantic_model
+
+        self.facts = facts
+        self.model = semantic_model(facts)
+
+    # -- what an expression is ------------------------------------------------------------
+    def _followed(self, expr: ast.AST) -> ast.AST:
+        """A name's assigned value when it is a test (`is_main = rank == 0`), else the name."""
+        if isinstance(expr, ast.Name):
+            value = self.model.value_of(expr)
+            if value is not expr and isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call, ast.Attribute)):
+                return value
+        return expr
+
+    def mentions_rank(self, expr: ast.AST) -> bool:
+        """Does the expression read a process rank (variable, attribute, call or env key)?"""
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Name) and RANK_WORDS.search(node.id):
+                return not self._constant_parameter(node)
+            if isinstance(node, ast.Attribute) and RANK_WORDS.search(node.attr):
+                return True
+            if isinstance(node, ast.Constant) and node.value in ("RANK", "LOCAL_RANK"):
+                return True
+        return False
+
+    def _names_main(self, node: ast.AST) -> bool:
+        name = _callee_or_name(node)
+        if not _MAIN_WORDS.search(name):
+            return False
+        return not (isinstance(node, ast.Name) and self._constant_parameter(node))
+
+    def _constant_parameter(self, name: ast.Name) -> bool:
+        """A parameter that every call of its function in this module passes as a constant."""
+        binding = self.model.binding_of(name)
+        if binding is None or binding.kind != "parameter":
+            return False
+        function = binding.scope.node
+        fname = getattr(function, "name", None)
+        if not fname:
+            return False
+        position = binding.position
+        calls = [site for site in self.facts.method_calls(fname)]
+        if not calls:
+            return False
+        for site in calls:
+            given = site.keyword(name.id)
+            if given is None and position is not None:
+                offset = 1 if isinstance(site.node.func, ast.Attribute) and site.receiver == "self" else 0
+                index = position - offset
+                given = site.node.args[index] if 0 <= index < len(site.node.args) else None
+            if given is None:
+                default = binding.default
+                if default is None or not isinstance(default, ast.Constant):
+                    return False
+                continue
+            if not isinstance(given, ast.Constant):
+                return False
+        return True
+
+    # -- conditions -------------------------------------------------------------------------
+    def selects_some_ranks(self, test: ast.AST, depth: int = 0) -> bool:
+        """Is this condition true on some ranks and false on others of one job?"""
+        if depth > 6:
+            return False
+        test = self._followed(test)
+        if isinstance(test, ast.BoolOp):
+            return any(self.selects_some_ranks(v, depth + 1) for v in test.values)
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.selects_some_ranks(test.operand, depth + 1)
+        if isinstance(test, ast.Compare):
+            sides = [test.left, *test.comparators]
+            ranked = [s for s in sides if (self.mentions_rank(s) and not _NOT_A_PROCESS_RANK.search(ast.unparse(s)))
+                      or self._names_main(s)]
+            if not ranked:
+                return False
+            others = [s for s in sides if s not in ranked]
+            if any(isinstance(op, (ast.In, ast.NotIn)) for op in test.ops):
+                if any(_flat_constants(o) is None for o in others):
+                    return False  # `rank in group_ranks`: membership of a sub-group
+            constants = []
+            for other in others:
+                flat = _flat_constants(other)
+                if flat is None:
+                    if isinstance(other, (ast.Call, ast.Name, ast.Attribute)):
+                        return not _is_world_size(other)
+                    return False
+                constants += flat
+            if constants and all(c == -1 or c is None for c in constants):
+                return False  # `local_rank != -1`: distributed or not, every rank agrees
+            if constants and all(isinstance(c, bool) for c in constants):
+                return any(self._names_main(s) for s in ranked)
+            return True
+        if isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
+            return self._names_main(test) or (_callee_or_name(test) in _BARE_RANKS and not (
+                isinstance(test, ast.Name) and self._constant_parameter(test)))
+        return False
+
+    def is_pure_rank_test(self, test: ast.AST) -> bool:
+        """Does the condition read nothing but the rank (removing it changes only who runs the body)?"""
+        if isinstance(test, ast.BoolOp):
+            return all(self.is_pure_rank_test(v) for v in test.values)
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self.is_pure_rank_test(test.operand)
+        if isinstance(test, ast.Compare):
+            return self.selects_some_ranks(test) and all(
+                self.mentions_rank(s) or self._names_main(s) or _flat_constants(s) is not None
+                for s in [test.left, *test.comparators])
+        if isinstance(test, ast.Call) and test.args:
+            return False
+        return self.selects_some_ranks(test)
+
+    def rank_only_decorator(self, function: ast.AST) -> Optional[ast.AST]:
+        for dec in getattr(function, "decorator_list", ()):
+            target = dec.func if isinstance(dec, ast.Call) else dec
+            name = self.facts.resolve(target) or ""
+            last = name.rsplit(".", 1)[-1] if name else _callee_or_name(target)
+            if last in _RANK_ONLY_DECORATORS:
+                return dec
+        return None
+
+    def _early_return_gates(self, stmt: ast.If) -> bool:
+        """`if not is_master: return` gates what follows; `if not use_x and not rank0: return` does
+        not prove it (the ranks that return depend on a flag a later branch reads too)."""
+        if not (self.selects_some_ranks(stmt.test) and _ends_in_exit(stmt.body) and not stmt.orelse):
+            return False
+        test = self._followed(stmt.test)
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return all(self.selects_some_ranks(v) for v in test.values)
+        return True
+
+    def rank_gate(self, node: ast.AST) -> Optional[RankGate]:
+        where = self.facts.context_of(node)
+        if where is None:
+            return None
+        for guard, in_body in reversed(where.guards):
+            if self.selects_some_ranks(guard.test) and not _names_sharded_backend(guard.test):
+                return RankGate(guard, f"`if {ast.unparse(guard.test)}` (line {guard.lineno})", guard, in_body)
+        function = where.function
+        if function is None or isinstance(function, ast.Lambda):
+            return None
+        decorator = self.rank_only_decorator(function)
+        if decorator is not None:
+            return RankGate(decorator, f"`@{ast.unparse(decorator)}` on {function.name}() (line {decorator.lineno})")
+        line = getattr(node, "lineno", 0)
+        for stmt in function.body:
+            if stmt.lineno >= line:
+                break
+            if isinstance(stmt, ast.If) and self._early_return_gates(stmt):
+                return RankGate(stmt, f"`if {ast.unparse(stmt.test)}: return` (line {stmt.lineno}) before it")
+        return None
+
+
+def rank_tests(facts: ScriptFacts) -> _RankTests:
+    """The module's rank-condition reader (cached on the facts)."""
+    cached = getattr(facts, "_rank_tests", None)
+    if cached is None:
+        cached = facts._rank_tests = _RankTests(facts)  # type: ignore[attr-defined]
+    return cached
+
+
+def rank_gate(facts: ScriptFacts, node: ast.AST) -> Optional[RankGate]:
+    """The innermost reason why only some ranks reach `node`, or None when every rank may."""
+    return rank_tests(facts).rank_gate(node)
+
+
+def mentions_rank(facts: ScriptFacts, expr: ast.AST) -> bool:
+    return rank_tests(facts).mentions_rank(expr)
+
+
+def _flat_constants(node: ast.AST) -> Optional[list]:
+    value = literal(node)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return list(value)
+    if value is None and not (isinstance(node, ast.Constant) and node.value is None):
+        return None
+    return [value]
+
+
+def _is_world_size(node: ast.AST) -> bool:
+    text = ast.unparse(node).lower()
+    return "world" in text or "size" in text or "num_" in text
+
+
+def _callee_or_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    return ""
+
+
+def _names_sharded_backend(test: ast.AST) -> bool:
+    """`if is_main_process or distributed_type == DistributedType.DEEPSPEED`: the author let the shards through."""
+    text = ast.unparse(test).lower()
+    return "deepspeed" in text or "fsdp" in text or "distributed_type" in text
+
+
+def _ends_in_exit(body: list) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+
+
+# -- other conditions ---------------------------------------------------------------------------
+
+def under_main_guard(ctx: Context) -> bool:
+    """Inside `if __name__ == "__main__":`."""
+    return any("__main__" in ast.unparse(guard.test) and in_body for guard, in_body in ctx.guards)
+
+
+def grad_disabled_at(facts: ScriptFacts, ctx: Context) -> bool:
+    """Inside `with torch.no_grad()/inference_mode()`, or a function decorated with them."""
+    for with_node in ctx.withs:
+        for item in with_node.items:
+            expr = item.context_expr
+            name = facts.resolve(expr.func if isinstance(expr, ast.Call) else expr) or ""
+            if name.endswith(("no_grad", "inference_mode")):
+                return True
+    for dec in getattr(ctx.function, "decorator_list", ()):
+        name = facts.resolve(dec.func if isinstance(dec, ast.Call) else dec) or ""
+        if name.endswith(("no_grad", "inference_mode")):
+            return True
+    return False
+
+
+def exclusive(a: Context, b: Context) -> bool:
+    """The two places sit in different branches of one `if`: never both run."""
+    branches = dict((id(node), body) for node, body in a.guards)
+    return any(id(node) in branches and branches[id(node)] != body for node, body in b.guards)
+
+
+_SETUP_METHODS = ("__init__", "setup", "configure_model", "__post_init__")
+
+
+def runs_before(a: ast.AST, a_ctx: Context, b: ast.AST, b_ctx: Context) -> bool:
+    """`a` runs before `b`: earlier in the same function, or in the constructor/`setup` of the
+    class whose other method holds `b` (an object is built before its methods are called)."""
+    if a_ctx.function is b_ctx.function:
+        return (a.lineno, a.col_offset) < (b.lineno, b.col_offset)
+    if a_ctx.class_ is not None and a_ctx.class_ is b_ctx.class_:
+        a_name = getattr(a_ctx.function, "name", "")
+        b_name = getattr(b_ctx.function, "name", "")
+        return a_name in _SETUP_METHODS and b_name not in _SETUP_METHODS
+    return False
+
+
+# -- who runs a place ---------------------------------------------------------------------------
+
+def _selects_rank_zero(tests: _RankTests, test: ast.AST) -> bool:
+    """`rank == 0`, `is_main`, `not rank`, or an `and` with one of them: only rank 0 passes."""
+    test = tests._followed(test)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_selects_rank_zero(tests, v) for v in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _callee_or_name(test.operand) in _BARE_RANKS
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        left, right = test.left, test.comparators[0]
+        return (literal(right) == 0 and tests.mentions_rank(left)) or (literal(left) == 0 and tests.mentions_rank(right))
+    return isinstance(test, (ast.Name, ast.Attribute, ast.Call)) and tests._names_main(test)
+
+
+def only_rank_zero(facts: ScriptFacts, node: ast.AST, depth: int = 0) -> bool:
+    """Only rank 0 runs `node`: under `if rank == 0:` (or `is_main`), or in a function of this
+    module whose every call is itself reached by rank 0 only (`evaluate()` called under the gate)."""
+    tests = rank_tests(facts)
+    where = facts.context_of(node)
+    if where is None:
+        return False
+    for guard, in_body in where.guards:
+        if in_body and _selects_rank_zero(tests, guard.test):
+            return True
+    function = where.function
+    name = getattr(function, "name", None)
+    if not name or depth > 2:
+        return False
+    calls = [s for s in facts.method_calls(name) if s.receiver in (None, "self")]
+    return bool(calls) and all(only_rank_zero(facts, s.node, depth + 1) for s in calls)
+
+
+def in_one_gpu_actor(facts: ScriptFacts, ctx: Context) -> bool:
+    """Inside a Ray actor or task declared with `@ray.remote(num_gpus=...)`: Ray makes exactly the
+    GPUs it grants visible, so `cuda:0` is the process's own GPU."""
+    owners = [ctx.class_, ctx.function]
+    for owner in owners:
+        for dec in getattr(owner, "decorator_list", ()) or ():
+            if isinstance(dec, ast.Call) and (facts.resolve(dec.func) or "") in ("ray.remote",) and any(
+                    k.arg == "num_gpus" for k in dec.keywords):
+                return True
+    return False

@@ -1,0 +1,108 @@
+"""What touches CUDA and which GPU: context-creating calls, runtime queries, fixed device indices.
+
+One copy of this knowledge for every rule: `cuda_touch` (a call that creates a CUDA context on
+the current device, cuda:0 until `set_device` runs), `cuda_runtime_init` (also calls that only
+initialise the runtime), `fixed_cuda_device` (an expression that names one GPU for every rank).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from .script import CallSite, ScriptFacts, literal
+
+DDP = "torch.nn.parallel.DistributedDataParallel"
+FSDP = ("torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel")
+DEEPSPEED_INITIALIZE = "deepspeed.initialize"
+SET_DEVICE_ATTRS = ("set_device", "set_device_index")
+
+# Calls that create a CUDA context on the current device (cuda:0 until set_device runs).
+_CONTEXT_CALLS = {
+    "torch.cuda.synchronize", "torch.cuda.mem_get_info", "torch.cuda.Stream", "torch.cuda.Event",
+    "torch.cuda.empty_cache", "torch.cuda.current_stream", "torch.cuda.init", "torch.cuda.default_stream",
+    "torch.cuda.set_per_process_memory_fraction", "torch.cuda.reset_peak_memory_stats",
+}
+# Calls that initialise the CUDA runtime (the visible device list is fixed from then on).
+_RUNTIME_CALLS = {"torch.cuda.device_count", "torch.cuda.is_available", "torch.cuda.get_device_name",
+                  "torch.cuda.get_device_properties", "torch.cuda.get_device_capability", "torch.cuda.current_device"}
+
+
+def is_plain_cuda(expr: Optional[ast.AST], facts: ScriptFacts) -> bool:
+    """`"cuda"` or `torch.device("cuda")`: the current device, whatever it is."""
+    if expr is None:
+        return False
+    value = literal(expr)
+    if isinstance(value, str):
+        return value.strip() == "cuda"
+    if isinstance(expr, ast.Call) and facts.resolve(expr.func) == "torch.device" and len(expr.args) == 1 and not expr.keywords:
+        return literal(expr.args[0]) == "cuda"
+    return False
+
+
+def cuda_touch(site: CallSite, facts: ScriptFacts) -> Optional[str]:
+    """How this call creates a CUDA context on the current device, or None."""
+    q = site.qualname or ""
+    if q in _CONTEXT_CALLS and not site.node.args and not site.node.keywords:
+        return f"{q}()"
+    if site.attr == "cuda" and site.qualname is None and site.receiver != "torch" and not site.node.args and all(
+            k.arg in ("non_blocking", "memory_format") for k in site.node.keywords):
+        return ".cuda()"
+    if site.attr == "to" and site.qualname is None:
+        arg = site.node.args[0] if site.node.args else site.keyword("device")
+        if is_plain_cuda(arg, facts):
+            return '.to("cuda")'
+    if q.startswith("torch.") and not q.startswith("torch.cuda.") and q != "torch.device" and is_plain_cuda(site.keyword("device"), facts):
+        return f'{q.rsplit(".", 1)[-1]}(device="cuda")'
+    return None
+
+
+def cuda_runtime_init(site: CallSite, facts: ScriptFacts) -> Optional[str]:
+    """How this call initialises CUDA (context or just the runtime), or None."""
+    if site.qualname in _RUNTIME_CALLS:
+        return f"{site.qualname}()"
+    return cuda_touch(site, facts)
+
+
+_CUDA_INDEX = re.compile(r"^cuda:(\d+)$")
+
+
+def fixed_cuda_device(expr: Optional[ast.AST], *, integers: bool = False, model=None) -> Optional[str]:
+    """`"cuda:1"`, `torch.device("cuda:0")`, `torch.device("cuda", 0)`, `torch.device(type="cuda",
+    index=0)` (and a bare `0` where `integers`, as `.to(0)` takes it) → "cuda:N"; else None.
+
+    With a semantic model, a name is followed to the value it was assigned (`dev = "cuda:0"`).
+    """
+    if expr is None:
+        return None
+    if model is not None:
+        expr = model.value_of(expr)
+    value = literal(expr)
+    if isinstance(value, str):
+        match = _CUDA_INDEX.match(value.strip())
+        return f"cuda:{match.group(1)}" if match else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"cuda:{value}" if integers else None
+    if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Attribute, ast.Name)) and (
+            (expr.func.attr if isinstance(expr.func, ast.Attribute) else expr.func.id) == "device"):
+        args = list(expr.args)
+        kinds = {k.arg: k.value for k in expr.keywords}
+        kind = literal(args[0]) if args else literal(kinds.get("type"))
+        index = literal(args[1]) if len(args) > 1 else literal(kinds.get("index"))
+        if kind == "cuda" and isinstance(index, int) and not isinstance(index, bool):
+            return f"cuda:{index}"
+        if len(args) == 1 and not kinds:
+            return fixed_cuda_device(args[0])
+    return None
+
+
+def set_device_sites(facts: ScriptFacts) -> list[CallSite]:
+    """`torch.cuda.set_device(x)`, `torch.accelerator.set_device_index(x)`, `get_accelerator().set_device(x)`."""
+    out = []
+    for attr in SET_DEVICE_ATTRS:
+        for site in facts.method_calls(attr):
+            q = site.qualname
+            if q in ("torch.cuda.set_device", "torch.accelerator.set_device_index") or (
+                    q is None and site.receiver is None and isinstance(site.node.func, ast.Attribute)):
+                out.append(site)
+    return out

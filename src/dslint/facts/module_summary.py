@@ -1,0 +1,422 @@
+"""What one module offers the rest of the program, as plain picklable data.
+
+The per-file phase (a worker, cached by content) turns a module's `ast` into these summaries;
+the project phase (`program.py`) links them. A summary states what a function or class does
+with its arguments, never what its callers pass: that is the caller's summary (`ProjectCall`).
+
+- `ImportRef`: an import, kept raw (module, level, names); `program.py` resolves it to a file.
+- `FunctionSummary`: selects the device; returns a DataLoader and where its sampler comes from;
+  iterates a parameter inside an epoch loop; calls `set_epoch`; returns a fixed device.
+- `ClassSummary`: field defaults (dataclasses, class attributes) and, for trainer-like classes,
+  the same loop facts across its methods, mapped back to the `__init__` parameters.
+- `ProjectCall`: a call of a name imported from elsewhere, with what each argument is known to be.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .script import ScriptFacts, iterated_expression, literal
+
+DATALOADER = "torch.utils.data.DataLoader"
+DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
+# Calls that select the calling process's GPU (or make a framework do it).
+DEVICE_SELECTORS = frozenset((
+    "torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.cuda.device",
+    "deepspeed.initialize", "deepspeed.init_inference", "accelerate.Accelerator",
+    "lightning.fabric.Fabric", "lightning.pytorch.Trainer",
+))
+NO_VALUE = "<unknown>"  # a default that is not a literal
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    module: str  # "textcls.data"; "" for `from . import x`
+    level: int  # 0 absolute, 1 for `from .`, ...
+    names: tuple  # ((name, local name), ...) of a from-import; () for `import a.b`
+    local: Optional[str]  # the name `import a.b as c` binds (c), or a for `import a.b`
+    row: int
+
+
+@dataclass
+class FunctionSummary:
+    name: str
+    row: int
+    params: tuple = ()  # positional-or-keyword parameters in order (methods include self)
+    kwonly: tuple = ()
+    defaults: dict = field(default_factory=dict)  # param -> literal default, NO_VALUE when not a literal
+    selects_device: bool = False
+    # a returned DataLoader's sampler: "none", "distributed", "param:<p>", "iterable" (its dataset
+    # shards itself), "unknown"
+    loader_sampler: Optional[str] = None
+    loader_row: int = 0
+    # (name, loop span, counter) per name (a parameter, `self.x`) iterated by a loop inside
+    # another loop; the span (header only) and counter are the outer (epoch) loop's, counter ""
+    # when unknown
+    epoch_iterated: tuple = ()
+    iterated: tuple = ()  # names iterated by any loop
+    looped_calls: tuple = ()  # (`self.m`, loop span, counter) for methods called inside a loop
+    calls_set_epoch: bool = False
+    returns_device: Optional[str] = None  # a fixed device literal returned ("cuda:0")
+
+    def param_for(self, position: Optional[int], keyword: Optional[str], method: bool) -> Optional[str]:
+        """The parameter an argument binds: by keyword, or by position (skipping `self`)."""
+        if keyword is not None:
+            return keyword if keyword in self.params or keyword in self.kwonly else None
+        params = self.params[1:] if method else self.params
+        return params[position] if position is not None and position < len(params) else None
+
+
+@dataclass
+class ClassSummary:
+    name: str
+    row: int
+    bases: tuple = ()
+    field_defaults: dict = field(default_factory=dict)  # field -> literal default (NO_VALUE when not a literal)
+    is_dataclass: bool = False
+    methods: dict = field(default_factory=dict)  # name -> FunctionSummary
+    init_stores: dict = field(default_factory=dict)  # __init__ parameter -> "self.x" it is stored in
+
+
+@dataclass(frozen=True)
+class ArgumentFact:
+    """What dslint knows about one argument of a project call."""
+
+    position: Optional[int]
+    keyword: Optional[str]
+    loader: Optional[str] = None  # "distributed-shuffle", "distributed", "plain", or None (not a loader)
+    loader_row: int = 0
+
+
+@dataclass(frozen=True)
+class ProjectCall:
+    """A call of a name bound by an import (`make_loader(ds)`, `VocoderTrainer(...).run()`)."""
+
+    local: str  # the local name called (`make_loader`, `utils.setup`)
+    row: int
+    column: int
+    end_row: int
+    end_column: int
+    arguments: tuple = ()  # ArgumentFact, ...
+    keywords: tuple = ()  # keyword names given
+    star: bool = False  # *args or **kwargs given: any parameter may be bound
+    function: Optional[str] = None  # the enclosing function's name
+
+
+def imports_of(tree: ast.Module) -> list[ImportRef]:
+    """Every import statement of the module (functions' own imports included)."""
+    refs = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                refs.append(ImportRef(alias.name, 0, (), alias.asname or alias.name.split(".")[0], node.lineno))
+        elif isinstance(node, ast.ImportFrom):
+            names = tuple((a.name, a.asname or a.name) for a in node.names if a.name != "*")
+            refs.append(ImportRef(node.module or "", node.level or 0, names, None, node.lineno))
+    return refs
+
+
+def has_main_guard(tree: ast.Module) -> bool:
+    for stmt in tree.body:
+        if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test) and "__name__" in ast.unparse(stmt.test):
+            return True
+    return False
+
+
+def _dotted(expr: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Name):
+        parts.append(expr.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+class _Summariser:
+    def __init__(self, facts: ScriptFacts):
+        self.facts = facts
+        from .bindings import semantic_model
+
+        self.model = semantic_model(facts)
+
+    # -- values ------------------------------------------------------------------------
+    def loader_kind(self, expr: ast.AST) -> tuple[Optional[str], int]:
+        """Is this expression a DataLoader, and with which sampler? ("plain", "distributed"...)."""
+        value = self.model.value_of(expr)
+        if not isinstance(value, ast.Call) or self.model.resolve(value.func) != DATALOADER:
+            return None, 0
+        sampler = next((k.value for k in value.keywords if k.arg in ("sampler", "batch_sampler")), None)
+        if sampler is None:
+            if any(k.arg is None for k in value.keywords) or len(value.args) > 2:
+                return None, 0
+            return "plain", value.lineno
+        sampler = self.model.value_of(sampler)
+        if isinstance(sampler, ast.Call) and self.model.resolve(sampler.func) == DISTRIBUTED_SAMPLER:
+            shuffle = next((k.value for k in sampler.keywords if k.arg == "shuffle"), None)
+            shuffles = shuffle is None or literal(shuffle) is True
+            return ("distributed-shuffle" if shuffles else "distributed"), sampler.lineno
+        return None, 0
+
+    def sampler_source(self, function: ast.AST, call: ast.Call) -> str:
+        """Where the sampler of `DataLoader(...)` inside `function` comes from."""
+        params = {a.arg for a in function.args.args + function.args.kwonlyargs}
+        if self.iterable_dataset(call.args[0] if call.args else next(
+                (k.value for k in call.keywords if k.arg == "dataset"), None)):
+            return "iterable"
+        given = next((k.value for k in call.keywords if k.arg in ("sampler", "batch_sampler")), None)
+        if given is None:
+            if any(k.arg is None for k in call.keywords) or len(call.args) > 2:
+                return "unknown"
+            return "none"
+        if isinstance(given, ast.Name) and given.id in params:
+            return f"param:{given.id}"
+        value = self.model.value_of(given)
+        if isinstance(value, ast.Call) and self.model.resolve(value.func) == DISTRIBUTED_SAMPLER:
+            return "distributed"
+        return "unknown"
+
+    def loop_position(self, loop: ast.AST) -> tuple:
+        """(span of the loop's header, its epoch counter)."""
+        head = loop.test if isinstance(loop, ast.While) else loop.iter
+        lines = self.facts.lines
+        start = lines.offset_from_ast(loop.lineno, loop.col_offset)
+        end = lines.offset_from_ast(head.end_lineno, head.end_col_offset)
+        return lines.span(start, end), _loop_counter(loop)
+
+    def iterable_dataset(self, expr: Optional[ast.AST]) -> bool:
+        """An iterable dataset (it shards itself, or cannot take a sampler), or an unknown one."""
+        if expr is None:
+            return True
+        value = self.model.value_of(expr)
+        if not isinstance(value, ast.Call):
+            return False
+        name = self.model.resolve(value.func) or _dotted(value.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        if "Iterable" in last:
+            return True
+        local = self.facts.classes.get(last)
+        return local is not None and any("Iterable" in (_dotted(b) or "") for b in local.bases)
+
+    # -- functions ---------------------------------------------------------------------
+    def function(self, node: ast.AST) -> FunctionSummary:
+        args = node.args
+        positional = [a.arg for a in args.posonlyargs + args.args]
+        defaults: dict = {}
+        for arg, default in zip(reversed(positional), reversed(args.defaults)):
+            defaults[arg] = _literal_or_marker(default)
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+            if default is not None:
+                defaults[arg.arg] = _literal_or_marker(default)
+        summary = FunctionSummary(node.name, node.lineno, tuple(positional), tuple(a.arg for a in args.kwonlyargs),
+                                  defaults)
+        iterated, epoch_iterated, looped_calls = [], [], []
+        for inner, loops in _walk_with_loops(node):
+            if isinstance(inner, ast.Call):
+                name = self.model.resolve(inner.func)
+                if name in DEVICE_SELECTORS:
+                    summary.selects_device = True
+                if isinstance(inner.func, ast.Attribute) and inner.func.attr in ("set_device", "set_device_index"):
+                    summary.selects_device = True
+                if isinstance(inner.func, ast.Attribute) and inner.func.attr == "set_epoch":
+                    summary.calls_set_epoch = True
+                if loops and isinstance(inner.func, ast.Attribute) and _dotted(inner.func.value) == "self":
+                    looped_calls.append((f"self.{inner.func.attr}", *self.loop_position(loops[0])))
+            elif isinstance(inner, (ast.For, ast.AsyncFor)):
+                name = _dotted(iterated_expression(inner.iter))
+                if name:
+                    iterated.append(name)
+                    if loops:
+                        epoch_iterated.append((name, *self.loop_position(loops[0])))
+            elif isinstance(inner, ast.Return) and inner.value is not None:
+                value = self.model.value_of(inner.value)
+                if isinstance(value, ast.Call) and self.model.resolve(value.func) == DATALOADER:
+                    summary.loader_sampler = self.sampler_source(node, value)
+                    summary.loader_row = value.lineno
+                device = _fixed_device(self.model, value)
+                if device:
+                    summary.returns_device = device
+        summary.iterated, summary.epoch_iterated = tuple(iterated), tuple(epoch_iterated)
+        summary.looped_calls = tuple(looped_calls)
+        return summary
+
+    def klass(self, node: ast.ClassDef) -> ClassSummary:
+        summary = ClassSummary(node.name, node.lineno, tuple(filter(None, (_dotted(b) for b in node.bases))))
+        summary.is_dataclass = any("dataclass" in (_dotted(d.func if isinstance(d, ast.Call) else d) or "")
+                                   for d in node.decorator_list)
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+                summary.field_defaults[stmt.target.id] = _field_default(stmt.value)
+            elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                summary.field_defaults[stmt.targets[0].id] = _literal_or_marker(stmt.value)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                summary.methods[stmt.name] = self.function(stmt)
+                if stmt.name == "__init__":
+                    summary.init_stores = _init_stores(stmt)
+        return summary
+
+
+def _walk_with_loops(function: ast.AST):
+    """(node, enclosing loops inside `function`) for every node of its body, nested defs excluded."""
+    stack = [(stmt, ()) for stmt in reversed(function.body)]
+    while stack:
+        node, loops = stack.pop()
+        yield node, loops
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        is_loop = isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        for name, value in ast.iter_fields(node):
+            inside = loops + (node,) if is_loop and name == "body" else loops
+            for child in (value if isinstance(value, list) else [value]):
+                if isinstance(child, ast.AST):
+                    stack.append((child, inside))
+
+
+def _loop_counter(loop: ast.AST) -> str:
+    """The epoch variable of a loop: the `for` target, or a `x += 1` counter in a `while` body."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        return _dotted(loop.target) or ""
+    for stmt in loop.body:
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and literal(stmt.value) == 1:
+            return _dotted(stmt.target) or ""
+    return ""
+
+
+def _init_stores(init: ast.AST) -> dict:
+    """`self.loader = loader` (also in tuple form) in `__init__`: parameter -> attribute."""
+    params = {a.arg for a in init.args.args + init.args.kwonlyargs}
+    stores = {}
+    for stmt in ast.walk(init):
+        if not isinstance(stmt, ast.Assign):
+            continue
+        for target in stmt.targets:
+            pairs = []
+            if isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Tuple) and len(target.elts) == len(stmt.value.elts):
+                pairs = list(zip(target.elts, stmt.value.elts))
+            else:
+                pairs = [(target, stmt.value)]
+            for left, right in pairs:
+                name = _dotted(left)
+                if name and name.startswith("self.") and isinstance(right, ast.Name) and right.id in params:
+                    stores.setdefault(right.id, name)
+    return stores
+
+
+def _literal_or_marker(node: ast.AST):
+    value = literal(node)
+    if value is None and not (isinstance(node, ast.Constant) and node.value is None):
+        return NO_VALUE
+    return value
+
+
+def _field_default(node: ast.AST):
+    """`x: int = 3`, `x: str = field(default="a")` → the default."""
+    if isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] == "field":
+        default = next((k.value for k in node.keywords if k.arg == "default"), None)
+        return _literal_or_marker(default) if default is not None else NO_VALUE
+    return _literal_or_marker(node)
+
+
+def _fixed_device(model, expr: ast.AST) -> Optional[str]:
+    """`"cuda:0"`, `torch.device("cuda:1")`, `torch.device("cuda", 0)` → "cuda:N"."""
+    from .cuda import fixed_cuda_device
+
+    return fixed_cuda_device(expr, model=model)
+
+
+def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") -> list[ProjectCall]:
+    """Calls whose callee is a name bound by an import (or an attribute of one)."""
+    out = []
+    for site in facts.calls:
+        local = _dotted(site.node.func)
+        if not local or local.split(".", 1)[0] not in imported:
+            continue
+        arguments = []
+        for position, arg in enumerate(site.node.args):
+            if isinstance(arg, ast.Starred):
+                break
+            loader, row = summariser.loader_kind(arg)
+            arguments.append(ArgumentFact(position, None, loader, row))
+        keywords = []
+        for kw in site.node.keywords:
+            if kw.arg is None:
+                continue
+            keywords.append(kw.arg)
+            loader, row = summariser.loader_kind(kw.value)
+            arguments.append(ArgumentFact(None, kw.arg, loader, row))
+        star = any(isinstance(a, ast.Starred) for a in site.node.args) or any(k.arg is None for k in site.node.keywords)
+        end = facts.lines.span_of_node(site.node)
+        out.append(ProjectCall(local, end.start.row, end.start.column, end.end.row, end.end.column,
+                               tuple(arguments), tuple(keywords), star, getattr(site.ctx.function, "name", None)))
+    return out
+
+
+@dataclass
+class ModuleExports:
+    """The program-level view of one module (stored on its summary as `summary.module`)."""
+
+    imports: list = field(default_factory=list)
+    main_guard: bool = False
+    functions: dict = field(default_factory=dict)  # top-level name -> FunctionSummary
+    classes: dict = field(default_factory=dict)  # top-level name -> ClassSummary
+    constants: dict = field(default_factory=dict)  # top-level NAME -> literal value
+    calls: list = field(default_factory=list)  # ProjectCall, ...
+    selects_device: bool = False  # at import time or in any function
+    calls_set_epoch: bool = False  # anywhere in the module
+    # Model parallelism the module shows ("tensor/pipeline groups", "device mesh", ...): the ranks
+    # of one model-parallel group must read the same batch, so the data-parallel size is not the world.
+    model_parallel: Optional[str] = None
+
+
+def summarise_module(facts: ScriptFacts) -> ModuleExports:
+    """Build the module's exports from its facts (one pass over the top-level statements)."""
+    tree = facts.tree
+    summariser = _Summariser(facts)
+    exports = ModuleExports(imports=imports_of(tree), main_guard=has_main_guard(tree))
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            exports.functions[stmt.name] = summariser.function(stmt)
+        elif isinstance(stmt, ast.ClassDef):
+            exports.classes[stmt.name] = summariser.klass(stmt)
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = literal(stmt.value)
+            if value is not None and isinstance(value, (str, int, float, bool)):
+                exports.constants[stmt.targets[0].id] = value
+    imported = {ref.local for ref in exports.imports if ref.local} | {
+        local for ref in exports.imports for _, local in ref.names}
+    exports.calls = project_calls(facts, imported, summariser)
+    exports.selects_device = any(f.selects_device for f in exports.functions.values()) or any(
+        m.selects_device for c in exports.classes.values() for m in c.methods.values()) or any(
+        (site.qualname in DEVICE_SELECTORS or site.attr in ("set_device", "set_device_index"))
+        for site in facts.calls if site.ctx.function is None)
+    exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
+    exports.model_parallel = model_parallelism(facts)
+    return exports
+
+
+# Megatron-style parallel state (`mpu.get_tensor_model_parallel_rank()`, `parallel_state.initialize_model_parallel`),
+# DeepSpeed pipelines, torch pipelining: what shows that ranks are split into model-parallel groups.
+_MODEL_PARALLEL_ATTRS = re.compile(r"(tensor|pipeline|model|sequence|context|expert)_(model_)?parallel|"
+                                   r"initialize_model_parallel|get_data_parallel_(rank|world_size|group)")
+_MODEL_PARALLEL_CALLS = ("deepspeed.pipe.PipelineModule", "torch.distributed.pipelining.pipeline",
+                         "torch.distributed.tensor.parallel.parallelize_module", "torch.distributed.new_subgroups")
+
+
+def model_parallelism(facts: ScriptFacts) -> Optional[str]:
+    """How the module splits ranks into model-parallel groups, or None when it shows no such split."""
+    for site in facts.calls:
+        q = site.qualname or ""
+        if q in _MODEL_PARALLEL_CALLS:
+            return q.rsplit(".", 1)[-1]
+        if q == "torch.distributed.device_mesh.init_device_mesh":
+            shape = literal(site.argument(1, "mesh_shape"))
+            if isinstance(shape, (tuple, list)) and len(shape) > 1:
+                return "a multi-dimensional device mesh"
+        if q == "torch.distributed.new_group" and (site.node.args or site.keyword("ranks") is not None):
+            return "torch.distributed.new_group(ranks)"
+        if site.attr and _MODEL_PARALLEL_ATTRS.search(site.attr):
+            return f"{site.attr}()"
+    return None

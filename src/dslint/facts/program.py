@@ -1,0 +1,277 @@
+"""The program, not the file: modules linked by their imports, entry points, and queries across them.
+
+Built once per check in the project phase, from the modules' plain summaries
+(`module_summary.ModuleExports`); it never reads an `ast`. Imports resolve the way Python
+would find the file: relative imports from the importing package, absolute ones first beside
+the importing script (`python tools/train.py` puts `tools/` on `sys.path`), then from any
+folder of the project where the dotted path exists (a package root). A name that resolves to
+no project file is a library's: the program layer knows nothing about it and says so (None).
+"""
+from __future__ import annotations
+
+import posixpath
+from pathlib import PurePosixPath
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from .module_summary import ClassSummary, FunctionSummary, ModuleExports
+
+
+def is_test_module(path: str) -> bool:
+    """pytest files: their multi-process evidence belongs to single tests, not to one program."""
+    parts = PurePosixPath(path.replace("\\", "/")).parts
+    name = parts[-1] if parts else ""
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py" or "tests" in parts[:-1]
+
+
+def norm_path(path: str) -> str:
+    """A display path in one spelling (forward slashes, no leading ./) for comparisons."""
+    path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    return posixpath.normpath(path)
+
+
+@dataclass(frozen=True)
+class Symbol:
+    """A project function or class found through an import."""
+
+    path: str  # display path of the module that defines it
+    name: str
+    function: Optional[FunctionSummary] = None
+    klass: Optional[ClassSummary] = None
+
+
+class ProgramIndex:
+    """The project's modules, their import graph and the programs (entry point + what it reaches)."""
+
+    def __init__(self, modules: dict[str, ModuleExports], launched: Optional[set] = None):
+        self.display = {norm_path(p): p for p in modules}
+        self.modules = {norm_path(p): m for p, m in modules.items()}
+        self.launched = {norm_path(p) for p in (launched or ())}
+        self._by_suffix: dict[str, list[str]] = {}
+        for path in self.modules:
+            stem = path[:-3] if path.endswith(".py") else path
+            if stem.endswith("/__init__"):
+                stem = stem[: -len("/__init__")]
+            parts = stem.split("/")
+            for i in range(len(parts)):
+                self._by_suffix.setdefault(".".join(parts[i:]), []).append(path)
+        self._graph: Optional[dict[str, set]] = None
+        self._closures: dict[str, frozenset] = {}
+
+    # -- imports ---------------------------------------------------------------------------
+    def module_file(self, importer: str, module: str, level: int = 0) -> Optional[str]:
+        """The project file an import names, or None (a library, or not found)."""
+        importer = norm_path(importer)
+        folder = posixpath.dirname(importer)
+        if level:
+            for _ in range(level - 1):
+                folder = posixpath.dirname(folder)
+            base = posixpath.join(folder, *module.split(".")) if module else folder
+            return self._file_at(base)
+        if not module:
+            return None
+        beside = self._file_at(posixpath.join(folder, *module.split(".")))
+        if beside is not None:
+            return beside
+        # Any folder may be a package root (namespace packages need no __init__.py).
+        exact = self._by_suffix.get(module, [])
+        if len(exact) == 1:
+            return exact[0]
+        if len(exact) > 1:  # several package roots hold it: the deepest root above the importer, if any
+            above = [(len(root), p) for p in exact for root in [self._root_of(p, module)]
+                     if not root or folder == root or folder.startswith(root + "/")]
+            above.sort(reverse=True)
+            if above and (len(above) == 1 or above[0][0] != above[1][0]):
+                return above[0][1]
+        return None
+
+    @staticmethod
+    def _root_of(path: str, module: str) -> str:
+        stem = path[:-3]
+        if stem.endswith("/__init__"):
+            stem = stem[: -len("/__init__")]
+        return stem[: len(stem) - len(module.replace(".", "/"))].rstrip("/")
+
+    def _file_at(self, base: str) -> Optional[str]:
+        base = posixpath.normpath(base)
+        for candidate in (base + ".py", posixpath.join(base, "__init__.py")):
+            if candidate in self.modules:
+                return candidate
+        return None
+
+    def imports_of(self, path: str) -> set:
+        """The project modules `path` imports (functions' own imports included)."""
+        return self.graph().get(norm_path(path), set())
+
+    def graph(self) -> dict[str, set]:
+        if self._graph is None:
+            graph = {}
+            for path, exports in self.modules.items():
+                targets = set()
+                for ref in exports.imports:
+                    target = self.module_file(path, ref.module, ref.level)
+                    if target is not None:
+                        targets.add(target)
+                    for name, _ in ref.names:  # `from pkg import module`
+                        sub = self.module_file(path, f"{ref.module}.{name}" if ref.module else name, ref.level)
+                        if sub is not None:
+                            targets.add(sub)
+                targets.discard(path)
+                graph[path] = targets
+            self._graph = graph
+        return self._graph
+
+    # -- programs --------------------------------------------------------------------------
+    def entry_points(self) -> list[str]:
+        """Modules run as programs: launched by a launch line, or with `if __name__ == "__main__"`."""
+        return sorted(p for p, m in self.modules.items() if m.main_guard or p in self.launched)
+
+    def closure(self, entry: str) -> frozenset:
+        """The modules a program reaches from its entry point."""
+        entry = norm_path(entry)
+        found = self._closures.get(entry)
+        if found is None:
+            seen, todo, graph = {entry}, [entry], self.graph()
+            while todo:
+                for target in graph.get(todo.pop(), ()):
+                    if target not in seen:
+                        seen.add(target)
+                        todo.append(target)
+            found = self._closures[entry] = frozenset(seen)
+        return found
+
+    def programs_of(self, path: str) -> list[str]:
+        """The entry points whose program contains `path` (itself when it is one)."""
+        path = norm_path(path)
+        return [e for e in self.entry_points() if path in self.closure(e)]
+
+    def program_modules(self, path: str) -> set:
+        """Every module that may run in the same process as `path`: the union of its programs,
+        or, for a module no entry point reaches, itself and what it imports."""
+        programs = self.programs_of(path)
+        if not programs:
+            return set(self.closure(path))
+        out: set = set()
+        for entry in programs:
+            out |= self.closure(entry)
+        return out
+
+    # -- symbols ---------------------------------------------------------------------------
+    def symbol(self, importer: str, local: str, depth: int = 0) -> Optional[Symbol]:
+        """The project function or class a (dotted) local name of `importer` refers to."""
+        importer = norm_path(importer)
+        exports = self.modules.get(importer)
+        if exports is None or depth > 3:
+            return None
+        head, _, rest = local.partition(".")
+        if not rest:
+            found = self._defined(importer, head)
+            if found is not None:
+                return found
+        for ref in exports.imports:
+            for name, bound in ref.names:
+                if bound != head:
+                    continue
+                target = self.module_file(importer, ref.module, ref.level)
+                if not rest and target is not None:
+                    found = self._defined(target, name) or self.symbol(target, name, depth + 1)
+                    if found is not None:
+                        return found
+                sub = self.module_file(importer, f"{ref.module}.{name}" if ref.module else name, ref.level)
+                if sub is not None and rest:
+                    return self._in_module(sub, rest, depth)
+            if ref.local == head and rest and not ref.names:
+                if ref.local != ref.module.split(".")[0]:  # `import a.b as c`: c.f is a.b's f
+                    target = self.module_file(importer, ref.module)
+                    if target is not None:
+                        return self._in_module(target, rest, depth)
+                    continue
+                parts = local.split(".")  # `import a.b` binds a: a.b.f is a.b's f
+                for cut in range(len(parts) - 1, 0, -1):
+                    target = self.module_file(importer, ".".join(parts[:cut]))
+                    if target is not None:
+                        return self._in_module(target, ".".join(parts[cut:]), depth)
+        return None
+
+    def _in_module(self, path: str, name: str, depth: int) -> Optional[Symbol]:
+        if "." in name:
+            return None
+        return self._defined(path, name) or self.symbol(path, name, depth + 1)
+
+    def _defined(self, path: str, name: str) -> Optional[Symbol]:
+        exports = self.modules.get(path)
+        if exports is None:
+            return None
+        if name in exports.functions:
+            return Symbol(self.display.get(path, path), name, function=exports.functions[name])
+        if name in exports.classes:
+            return Symbol(self.display.get(path, path), name, klass=exports.classes[name])
+        return None
+
+    def calls_into(self, path: str, name: str) -> Iterator[tuple[str, object]]:
+        """(caller path, ProjectCall) for every project call that resolves to `name` defined in `path`."""
+        path = norm_path(path)
+        for caller, exports in self.modules.items():
+            for call in exports.calls:
+                symbol = self.symbol(caller, call.local)
+                if symbol is not None and norm_path(symbol.path) == path and symbol.name == name:
+                    yield self.display.get(caller, caller), call
+
+    def referenced_elsewhere(self, path: str, name: str) -> bool:
+        """Does another module import `name` from `path`, or call it through the module?"""
+        target = norm_path(path)
+        for other, exports in self.modules.items():
+            if other == target:
+                continue
+            for ref in exports.imports:
+                if any(imported == name for imported, _ in ref.names) and \
+                        self.module_file(other, ref.module, ref.level) in (target, None):
+                    return True  # (None: a package import that may re-export it; say it is used)
+            for call in exports.calls:
+                if call.local.rsplit(".", 1)[-1] == name:
+                    return True
+        return False
+
+    def model_parallelism(self, path: str) -> Optional[str]:
+        """The model parallelism (tensor/pipeline groups, a device mesh) of a program `path` runs in."""
+        for module in sorted(self.program_modules(path)):
+            found = self.modules[module].model_parallel if module in self.modules else None
+            if found:
+                return f"{found} in {self.display.get(module, module)}"
+        return None
+
+    def selects_device_anywhere(self, path: str) -> bool:
+        """Does some module that runs with `path` select the process's GPU?"""
+        return any(self.modules[p].selects_device for p in self.program_modules(path) if p in self.modules)
+
+
+def epoch_iterated_params(klass: ClassSummary) -> dict[str, tuple]:
+    """`__init__` parameters whose stored attribute the class iterates inside an epoch loop.
+
+    Value: (method name, loop header span, counter) of the epoch loop. The loop over the attribute may
+    sit in one method and the epoch loop around its call in another (`run()` loops over
+    `self._train_epoch()`, which iterates `self.loader`).
+    """
+    out = {}
+    attribute_param = {attr: param for param, attr in klass.init_stores.items()}
+    for method in klass.methods.values():
+        for attr, span, counter in method.epoch_iterated:
+            if attr in attribute_param:
+                out.setdefault(attribute_param[attr], (method.name, span, counter))
+    for outer in klass.methods.values():
+        for called, span, counter in outer.looped_calls:
+            inner = klass.methods.get(called.split(".", 1)[1])
+            if inner is None:
+                continue
+            for attr in inner.iterated:
+                if attr in attribute_param:
+                    out.setdefault(attribute_param[attr], (outer.name, span, counter))
+    return out
+
+
+def function_epoch_iterated(function: FunctionSummary) -> dict[str, tuple]:
+    """Parameters a function iterates inside an epoch loop: param -> (name, loop header span, counter)."""
+    params = set(function.params) | set(function.kwonly)
+    return {attr: (function.name, span, counter) for attr, span, counter in function.epoch_iterated if attr in params}

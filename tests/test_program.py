@@ -1,0 +1,118 @@
+"""The program layer: imports resolved to project files, entry points, programs, symbols."""
+from __future__ import annotations
+
+from dslint.facts.module_summary import ClassSummary, FunctionSummary, ImportRef, ModuleExports
+from dslint.facts.program import ProgramIndex, epoch_iterated_params
+
+
+def module(*imports, main=False, functions=(), classes=(), selects_device=False):
+    return ModuleExports(imports=list(imports), main_guard=main,
+                         functions={f.name: f for f in functions}, classes={c.name: c for c in classes},
+                         selects_device=selects_device)
+
+
+def from_import(module_name, *names, level=0):
+    return ImportRef(module_name, level, tuple((n, n) for n in names), None, 1)
+
+
+def plain_import(module_name, local=None):
+    return ImportRef(module_name, 0, (), local or module_name.split(".")[0], 1)
+
+
+def test_absolute_import_prefers_the_file_beside_the_script():
+    index = ProgramIndex({
+        "tools/train.py": module(from_import("utils", "setup"), main=True),
+        "tools/utils.py": module(functions=[FunctionSummary("setup", 1)]),
+        "utils.py": module(functions=[FunctionSummary("setup", 1)]),
+    })
+    assert index.module_file("tools/train.py", "utils") == "tools/utils.py"
+    assert index.symbol("tools/train.py", "setup").path == "tools/utils.py"
+
+
+def test_same_basename_in_two_packages_resolves_by_the_dotted_path():
+    index = ProgramIndex({
+        "tasks/__init__.py": module(),
+        "tasks/main.py": module(),
+        "tools/retro/__init__.py": module(),
+        "tools/retro/main.py": module(),
+        "tools/__init__.py": module(),
+        "run.py": module(from_import("tools.retro.main", "x"), main=True),
+    })
+    assert index.module_file("run.py", "tools.retro.main") == "tools/retro/main.py"
+    assert index.module_file("run.py", "tasks.main") == "tasks/main.py"
+    assert index.module_file("run.py", "main") is None  # two folders hold a main.py, neither beside run.py
+    assert index.module_file("run.py", "torch.nn") is None
+
+
+def test_relative_import_from_a_package():
+    index = ProgramIndex({
+        "pkg/__init__.py": module(),
+        "pkg/train.py": module(from_import("data", "make_loader", level=1)),
+        "pkg/data.py": module(functions=[FunctionSummary("make_loader", 3, loader_sampler="none")]),
+    })
+    assert index.module_file("pkg/train.py", "data", 1) == "pkg/data.py"
+    assert index.symbol("pkg/train.py", "make_loader").function.loader_sampler == "none"
+
+
+def test_reexport_through_package_init_is_followed():
+    index = ProgramIndex({
+        "lib/__init__.py": module(from_import("loaders", "make_loader", level=1)),
+        "lib/loaders.py": module(functions=[FunctionSummary("make_loader", 3)]),
+        "train.py": module(from_import("lib", "make_loader"), main=True),
+    })
+    assert index.symbol("train.py", "make_loader").path == "lib/loaders.py"
+
+
+def test_dotted_use_of_an_imported_module():
+    index = ProgramIndex({
+        "utils/__init__.py": module(),
+        "utils/dist.py": module(functions=[FunctionSummary("setup_device", 2, selects_device=True)]),
+        "a.py": module(plain_import("utils.dist"), main=True),
+        "b.py": module(plain_import("utils.dist", "ud"), main=True),
+        "c.py": module(from_import("utils", "dist"), main=True),
+    })
+    assert index.symbol("a.py", "utils.dist.setup_device").name == "setup_device"
+    assert index.symbol("b.py", "ud.setup_device").name == "setup_device"
+    assert index.symbol("c.py", "dist.setup_device").name == "setup_device"
+
+
+def test_device_selected_by_a_helper_module_counts_for_the_whole_program():
+    index = ProgramIndex({
+        "train.py": module(from_import("utils.dist", "setup_device"), main=True),
+        "utils/__init__.py": module(),
+        "utils/dist.py": module(selects_device=True),
+        "export.py": module(main=True),
+    })
+    assert index.selects_device_anywhere("train.py")
+    assert not index.selects_device_anywhere("export.py")
+
+
+def test_a_shared_module_runs_in_every_program_that_reaches_it():
+    index = ProgramIndex({
+        "train.py": module(from_import("common", "f"), main=True),
+        "evaluate.py": module(from_import("common", "f"), main=True),
+        "common.py": module(),
+    })
+    assert index.programs_of("common.py") == ["evaluate.py", "train.py"]
+    assert index.programs_of("train.py") == ["train.py"]
+
+
+def test_import_cycle_terminates():
+    index = ProgramIndex({
+        "a.py": module(from_import("b", "f"), main=True),
+        "b.py": module(from_import("a", "g")),
+    })
+    assert index.closure("a.py") == {"a.py", "b.py"}
+    assert index.symbol("a.py", "f") is None
+
+
+def test_epoch_loop_in_one_method_over_a_call_of_another():
+    span = object()
+    run = FunctionSummary("run", 10, params=("self",), looped_calls=(("self._train_epoch", span, "self.epochs"),))
+    epoch = FunctionSummary("_train_epoch", 15, params=("self",), iterated=("self.loader",))
+    init = FunctionSummary("__init__", 5, params=("self", "model", "loader"))
+    trainer = ClassSummary("Trainer", 4, methods={"__init__": init, "run": run, "_train_epoch": epoch},
+                           init_stores={"loader": "self.loader", "model": "self.model"})
+    assert epoch_iterated_params(trainer) == {"loader": ("run", span, "self.epochs")}
+    assert init.param_for(1, None, method=True) == "loader"
+    assert init.param_for(None, "loader", method=True) == "loader"

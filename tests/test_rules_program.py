@@ -1,0 +1,206 @@
+"""Rules that need the program, not the file: facts in another module decide the finding."""
+from __future__ import annotations
+
+ENTRY_HEAD = """import os
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, DistributedSampler
+"""
+
+TRAINER = """class Trainer:
+    def __init__(self, model, optimizer, loader, max_steps):
+        self.model, self.optimizer, self.loader = model, optimizer, loader
+        self.max_steps = max_steps
+        self.steps = self.epochs = 0
+
+    def run(self):
+        while self.steps < self.max_steps:
+            self._train_epoch()
+            self.epochs += 1
+
+    def _train_epoch(self):
+        for x, y in self.loader:
+            loss = (self.model(x.cuda()) - y.cuda()).pow(2).mean()
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            self.steps += 1
+"""
+
+ENTRY_WITH_TRAINER = ENTRY_HEAD + """
+from engine.trainer import Trainer
+
+
+def main(dataset, model):
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+    sampler = DistributedSampler(dataset, shuffle=True)
+    loader = DataLoader(dataset, batch_size=8, sampler=sampler)
+    model = DDP(model.cuda(), device_ids=[local_rank])
+    Trainer(model, torch.optim.SGD(model.parameters(), lr=0.1), loader, max_steps=1000).run()
+
+
+if __name__ == "__main__":
+    main(None, None)
+"""
+
+
+def test_trainer_class_in_another_module_that_never_sets_epoch_is_flagged_at_its_loop(project):
+    project.write({"train.py": ENTRY_WITH_TRAINER, "engine/__init__.py": "", "engine/trainer.py": TRAINER})
+    findings = [f for f in project.check().findings if f.code == "DSL302"]
+    assert [(f.path, f.span.start.row) for f in findings] == [("engine/trainer.py", 8)]
+    assert "train.py:15" in findings[0].message
+
+
+def test_the_set_epoch_fix_goes_into_the_trainers_epoch_loop_with_its_counter(project):
+    project.write({"train.py": ENTRY_WITH_TRAINER, "engine/__init__.py": "", "engine/trainer.py": TRAINER})
+    project.fix(select=["DSL302"])
+    fixed = project.read("engine/trainer.py")
+    assert "        while self.steps < self.max_steps:\n            self.loader.sampler.set_epoch(self.epochs)\n" in fixed
+    assert fixed.replace("            self.loader.sampler.set_epoch(self.epochs)\n", "") == TRAINER
+    assert "DSL302" not in project.codes()
+    project.fix(select=["DSL302"])
+    assert project.read("engine/trainer.py") == fixed
+
+
+def test_trainer_that_sets_epoch_itself_is_not_flagged(project):
+    trainer = TRAINER.replace("            self._train_epoch()\n",
+                              "            self.loader.sampler.set_epoch(self.epochs)\n            self._train_epoch()\n")
+    project.write({"train.py": ENTRY_WITH_TRAINER, "engine/__init__.py": "", "engine/trainer.py": trainer})
+    assert "DSL302" not in project.codes()
+
+
+def test_unshuffled_sampler_given_to_a_trainer_is_not_flagged(project):
+    entry = ENTRY_WITH_TRAINER.replace("DistributedSampler(dataset, shuffle=True)", "DistributedSampler(dataset, shuffle=False)")
+    project.write({"train.py": entry, "engine/__init__.py": "", "engine/trainer.py": TRAINER})
+    assert "DSL302" not in project.codes()
+
+
+FACTORY = """from torch.utils.data import DataLoader
+
+
+def make_loader(dataset, batch_size, *, sampler=None, workers=4):
+    return DataLoader(dataset, batch_size=batch_size, sampler=sampler, shuffle=sampler is None, num_workers=workers)
+"""
+
+ENTRY_WITH_FACTORY = ENTRY_HEAD + """
+from data.loaders import make_loader
+
+
+def main(dataset, model):
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+    loader = make_loader(dataset, 64)
+    model = DDP(model.cuda(), device_ids=[local_rank])
+    for epoch in range(3):
+        for x, y in loader:
+            model(x.cuda()).sum().backward()
+
+
+if __name__ == "__main__":
+    main(None, None)
+"""
+
+
+def test_loader_factory_called_without_its_sampler_is_flagged_at_the_call(project):
+    project.write({"train.py": ENTRY_WITH_FACTORY, "data/__init__.py": "", "data/loaders.py": FACTORY})
+    findings = [f for f in project.check().findings if f.code == "DSL301"]
+    assert [(f.path, f.span.start.row) for f in findings] == [("train.py", 15)]
+    assert "data/loaders.py:5" in findings[0].message and "sampler=" in findings[0].message
+
+
+def test_loader_factory_given_a_sampler_is_not_flagged(project):
+    entry = ENTRY_WITH_FACTORY.replace("make_loader(dataset, 64)", "make_loader(dataset, 64, sampler=DistributedSampler(dataset))")
+    project.write({"train.py": entry, "data/__init__.py": "", "data/loaders.py": FACTORY})
+    assert "DSL301" not in project.codes()
+
+
+def test_call_of_a_library_function_named_like_a_factory_is_not_flagged(project):
+    entry = ENTRY_WITH_FACTORY.replace("from data.loaders import make_loader", "from somelib.data import make_loader")
+    project.write({"train.py": entry})
+    assert "DSL301" not in project.codes()
+
+
+UTILS = """import os
+
+import torch
+
+
+def setup_device():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    return local_rank
+"""
+
+ENTRY_WITH_HELPER = """import torch
+import torch.distributed as dist
+
+from utils.dist import setup_device
+
+
+def main():
+    dist.init_process_group("nccl")
+    setup_device()
+    x = torch.ones(4).cuda()
+    dist.all_reduce(x)
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_device_selected_by_a_helper_in_another_module_is_not_a_missing_device(project):
+    project.write({"train.py": ENTRY_WITH_HELPER, "utils/__init__.py": "", "utils/dist.py": UTILS})
+    assert "DSL104" not in project.codes()
+
+
+def test_without_the_helper_the_process_group_lacks_a_device(project):
+    project.write({"train.py": ENTRY_WITH_HELPER.replace("from utils.dist import setup_device\n", "")
+                   .replace("    setup_device()\n", "")})
+    assert "DSL104" in project.codes()
+
+
+def test_fsdp_without_device_id_and_no_set_device_is_a_missing_device(project):
+    project.write({"train.py": """import torch
+import torch.distributed as dist
+from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+def main(model, batches):
+    dist.init_process_group("nccl")
+    model = FSDP(model)
+    for x in batches:
+        model(x.cuda(non_blocking=True)).sum().backward()
+
+
+if __name__ == "__main__":
+    main(None, [])
+"""})
+    findings = [f for f in project.check().findings if f.code == "DSL104"]
+    assert len(findings) == 1 and "FullyShardedDataParallel on line 8" in findings[0].message
+
+
+def test_fixed_device_by_keyword_and_factory_forms_is_flagged(project):
+    project.write({"train.py": """import os
+
+import torch
+import torch.distributed as dist
+
+
+def main(batches, model):
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+    for x in batches:
+        x = x.to(device=torch.device("cuda", 0))
+        noise = torch.randn(x.shape, device="cuda:1")
+        model(x + noise)
+    print(torch.cuda.get_device_properties(torch.device("cuda:0")).name)
+"""})
+    rows = sorted(f.span.start.row for f in project.check().findings if f.code == "DSL101")
+    assert rows == [12, 13]
