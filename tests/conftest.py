@@ -59,6 +59,18 @@ def project(tmp_path) -> Project:
     return Project(tmp_path)
 
 
+@pytest.fixture
+def make_project(tmp_path):
+    """Several independent projects in one test: make_project("fix") is a fresh sibling folder."""
+
+    def make(name: str) -> Project:
+        root = tmp_path / name
+        root.mkdir()
+        return Project(root)
+
+    return make
+
+
 def shared_or_skip(*parts: str) -> Path:
     path = SHARED.joinpath(*parts)
     if not path.exists():
