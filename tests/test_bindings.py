@@ -201,11 +201,11 @@ def test_import_inside_function_is_scoped():
 
         dist.barrier()
     """)
-    inside = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "init_process_group")
+    calls = {n.func.attr: n for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+    inside = calls["init_process_group"]
     assert model.resolve(inside.func) == "torch.distributed.init_process_group"
     for attr in ("destroy_process_group", "barrier"):
-        call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == attr)
-        assert model.resolve(call.func) is None
+        assert model.resolve(calls[attr].func) is None
     (binding,) = model.reaching("dist", inside.func.value)
     assert binding.kind == "import" and binding.qualname == "torch.distributed"
     assert [b.qualname for b in model.module.bindings["torch"]] == ["torch"]
@@ -550,15 +550,16 @@ def test_deep_expression_no_recursion_error():
 def test_two_hundred_nested_ifs_no_recursion_error():
     # The parser refuses 100 indentation levels, so the tree is built directly.
     depth = 200
-    body: list = [ast.Assign(targets=[ast.Name("x", ast.Store(), lineno=depth + 1, col_offset=0, end_lineno=depth + 1,
-                                               end_col_offset=1)],
-                             value=ast.Constant(1, lineno=depth + 1, col_offset=4, end_lineno=depth + 1, end_col_offset=5),
-                             lineno=depth + 1, col_offset=0, end_lineno=depth + 1, end_col_offset=5),
-                  ast.Expr(ast.Name("x", ast.Load(), lineno=depth + 2, col_offset=0, end_lineno=depth + 2, end_col_offset=1),
-                           lineno=depth + 2, col_offset=0, end_lineno=depth + 2, end_col_offset=1)]
+
+    def at(line, start, end):
+        return dict(lineno=line, col_offset=start, end_lineno=line, end_col_offset=end)
+
+    body: list = [ast.Assign(targets=[ast.Name("x", ast.Store(), **at(depth + 1, 0, 1))],
+                             value=ast.Constant(1, **at(depth + 1, 4, 5)), **at(depth + 1, 0, 5)),
+                  ast.Expr(ast.Name("x", ast.Load(), **at(depth + 2, 0, 1)), **at(depth + 2, 0, 1))]
     for i in range(depth, 0, -1):
-        body = [ast.If(test=ast.Name("c", ast.Load(), lineno=i, col_offset=3, end_lineno=i, end_col_offset=4),
-                       body=body, orelse=[], lineno=i, col_offset=0, end_lineno=depth + 2, end_col_offset=1)]
+        body = [ast.If(test=ast.Name("c", ast.Load(), **at(i, 3, 4)), body=body, orelse=[],
+                       lineno=i, col_offset=0, end_lineno=depth + 2, end_col_offset=1)]
     tree = ast.Module(body=body, type_ignores=[])
     model = SemanticModel(tree)
     use = next(n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "x" and isinstance(n.ctx, ast.Load))
@@ -597,7 +598,14 @@ def test_semantic_model_is_cached_on_the_facts_and_dropped_by_the_engine():
 
 
 def test_dropping_the_model_frees_the_tree_without_the_cyclic_gc():
-    source = "import torch\nclass T:\n    def __init__(self):\n        self.m = f()\n    def g(self, x):\n        return [self.m(y) for y in x]\n"
+    source = textwrap.dedent("""
+        import torch
+        class T:
+            def __init__(self):
+                self.m = f()
+            def g(self, x):
+                return [self.m(y) for y in x]
+    """)
     tree = ast.parse(source)
     alive = weakref.ref(tree)
     facts = build_script_facts("train.py", source, tree)
@@ -620,7 +628,10 @@ def test_model_works_on_a_bare_tree():
     assert model.resolve(tree.body[1].value.func) == "torch.distributed.barrier"
 
 
-@pytest.mark.parametrize("source", ["", "x = 1\n", "match cmd:\n    case {'rank': r, **rest} if r > 0:\n        print(r, rest)\n"])
+MATCH = "match cmd:\n    case {'rank': r, **rest} if r > 0:\n        print(r, rest)\n"
+
+
+@pytest.mark.parametrize("source", ["", "x = 1\n", MATCH])
 def test_small_and_unusual_modules(source):
     tree = ast.parse(source)
     model = SemanticModel(tree)
@@ -629,5 +640,6 @@ def test_small_and_unusual_modules(source):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             model.reaching(node.id, node)
     if "match" in source:
-        use = next(n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "rest" and isinstance(n.ctx, ast.Load))
+        use = next(n for n in ast.walk(tree)
+                   if isinstance(n, ast.Name) and n.id == "rest" and isinstance(n.ctx, ast.Load))
         assert len(model.reaching("rest", use)) == 1

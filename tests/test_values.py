@@ -138,6 +138,8 @@ def test_env_access_kinds():
         rank = getenv("RANK", "0")
         old = os.environ.pop("SLURM_NTASKS", None)
         os.environ["PATH"] += ":/opt/bin"
+        env = os.environ
+        env["NCCL_ALGO"] = "Ring"
     """)
     assert [(a.key, a.kind) for a in env_accesses(model)] == [
         ("MASTER_PORT", "write"),
@@ -150,6 +152,7 @@ def test_env_access_kinds():
         ("RANK", "read"),
         ("SLURM_NTASKS", "read"), ("SLURM_NTASKS", "delete"),
         ("PATH", "read"), ("PATH", "write"),
+        ("NCCL_ALGO", "write"),
     ]
     (rank,) = env_reads(model, "RANK")
     assert ast.unparse(rank.default) == "'0'"
@@ -312,8 +315,9 @@ _CONFIG = """
 def test_class_field_default():
     model, tree = _model(_CONFIG)
     unparse = lambda e: None if e is None else ast.unparse(e)
-    assert [unparse(class_field_default(model, "TrainConfig", f)) for f in ("device", "lr", "betas", "tags", "epochs")] \
-        == ["'cuda'", "0.0003", "(0.9, 0.95)", None, None]
+    fields = ("device", "lr", "betas", "tags", "epochs")
+    assert [unparse(class_field_default(model, "TrainConfig", f)) for f in fields] == [
+        "'cuda'", "0.0003", "(0.9, 0.95)", None, None]
     assert unparse(class_field_default(model, "FinetuneConfig", "lr")) == "1e-05"
     assert unparse(class_field_default(model, "FinetuneConfig", "device")) == "'cuda'"
     assert unparse(class_field_default(model, "Defaults", "device")) == "'cuda:1'"
@@ -413,7 +417,8 @@ def test_spawn_index_parameter():
             mp.spawn(worker, nprocs=4, args=(4, None))
             mp.spawn(functools.partial(bound, {}), nprocs=4)
     """)
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) in ("torch.cuda.set_device", "place")]
+    calls = [n for n in ast.walk(tree)
+             if isinstance(n, ast.Call) and ast.unparse(n.func) in ("torch.cuda.set_device", "place")]
     assert [is_rank_expression(model, c.args[0]) for c in calls] == ["spawn-index", None, "spawn-index"]
 
 

@@ -65,7 +65,7 @@ class Binding:
     target: Optional[ast.AST] = None
     _pos: Pos = field(default=(0, 0), repr=False)  # where it takes effect (after its value ran)
     _chain: tuple = field(default=(), repr=False)  # (control node, block) around it, outermost first
-    _home: Optional["Scope"] = field(default=None, repr=False)  # the scope whose code binds it
+    _home: Optional["Scope"] = field(default=None, repr=False)  # the def/lambda/class/module whose code binds it
     _raw: Optional[str] = field(default=None, repr=False)  # import name as written (ImportTable's)
 
     @property
@@ -257,6 +257,7 @@ class SemanticModel:
         self.module._end = (10 ** 9, 0)
         self._scope_of_node: dict[int, Scope] = {id(self.tree): self.module}
         self._attribute_stores: Optional[dict[str, list[ast.Attribute]]] = None
+        self._parents: Optional[dict[int, ast.AST]] = None  # id(node) -> the node holding it
         # Derived facts layers (facts/values.py) keep what they computed from this model here.
         self.memo: dict = {}
 
@@ -346,6 +347,19 @@ class SemanticModel:
         while scope is not None and scope.kind != "class":
             scope = scope.parent
         return scope.node if scope is not None else None
+
+    def parent_of(self, node: ast.AST) -> Optional[ast.AST]:
+        """The node that directly holds `node`: the Attribute of `x.attr`, the Call of `f(x)`, the
+        statement of a top-level expression; None for the module. What a use of a binding is used
+        as (`uses_of` gives the Name) is read from here. Built for the whole module on first use."""
+        parents = self._parents
+        if parents is None:
+            parents = self._parents = {}
+            for holder in ast.walk(self.tree):
+                for child in ast.iter_child_nodes(holder):
+                    if not isinstance(child, ast.expr_context):  # shared singletons
+                        parents[id(child)] = holder
+        return parents.get(id(node))
 
     # -- which binding reaches -----------------------------------------------------------------
     def reaching(self, name: str, at: ast.AST) -> list[Binding]:
@@ -524,8 +538,11 @@ class SemanticModel:
                         break
         return tuple(chain)
 
-    def binding_of(self, name_node: ast.Name) -> Optional[Binding]:
-        """The one binding that reaches this Name, or None when none or several may."""
+    def binding_of(self, name_node: Union[ast.Name, ast.Attribute]) -> Optional[Binding]:
+        """The one binding that reaches this Name, or None when none or several may. For a read of
+        `self.x` in a method: the assignment of it that the read sees (the one `value_of` follows)."""
+        if isinstance(name_node, ast.Attribute):
+            return self._self_attribute_binding(name_node)
         found = self.reaching(name_node.id, name_node)
         return found[0] if len(found) == 1 else None
 
@@ -877,7 +894,7 @@ class SemanticModel:
                     "assignment", "annotated", "walrus"):
                 bkind = "global-assignment"
             b = Binding(name, bkind, stmt, home, value, index, target=target, _pos=pos, _chain=chain,
-                        _home=scope, **extra)
+                        _home=unit, **extra)
             binds = home._bindings
             lst = binds.get(name)
             if lst is None:
@@ -925,7 +942,7 @@ class SemanticModel:
                         b = Binding(f"{unit_self}.{t.attr}", "augmented" if bkind == "augmented" else (
                             "annotated" if bkind == "annotated" else "assignment"), stmt, unit,
                             value if index != "star" else None, index if index != "star" else None,
-                            target=t, _pos=pos, _chain=chain, _home=scope)
+                            target=t, _pos=pos, _chain=chain, _home=unit)
                         self_bindings.setdefault(t.attr, []).append(b)
                     push(receiver)
                 elif tk is ast.Subscript:

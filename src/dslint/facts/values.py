@@ -42,7 +42,6 @@ _NOT_MINE = object()  # "this rule of evaluation does not apply": try the next o
 _MAX_DEPTH = 40  # nested expressions evaluated; deeper ones are UNKNOWN (never a RecursionError)
 _MAX_TEXT = 10_000  # longest string or sequence a computed constant may have
 _BUILTIN_CONVERSIONS = {"int": int, "float": float, "str": str, "bool": bool}
-_ENV_GET = ("os.environ.get", "os.getenv")
 _PARSERS = ("argparse.ArgumentParser", "transformers.HfArgumentParser")
 _PARSER_RETURNING = ("deepspeed.add_config_arguments",)  # take a parser, add to it, return it
 _SUBPARSER_METHODS = ("add_argument_group", "add_mutually_exclusive_group", "add_subparsers", "add_parser")
@@ -72,7 +71,7 @@ class _Evaluator:
         self.model = model
         self.env_unset = env_unset
         self.hops = hops
-        self.seen: set[int] = set()  # bindings followed, against cycles
+        self.seen: set[int] = set()  # values being evaluated through bindings, against cycles
 
     def value(self, expr: ast.AST, depth: int) -> Any:
         if depth > _MAX_DEPTH:
@@ -364,9 +363,25 @@ class EnvAccess:
     value: Optional[ast.expr] = None
 
 
+def _environ_names(model: SemanticModel) -> frozenset:
+    """Names that may hold `os.environ`: imported as it (`from os import environ as env`) or
+    assigned `<something>.environ`. Checked first so that not every `x[i]` gets resolved."""
+    names = model.memo.get("environ_names")
+    if names is None:
+        facts = model.facts
+        found = {name for name, qualname in facts.imports.names.items() if qualname == "os.environ"}
+        found.update(a.name for a in facts.assignments
+                     if isinstance(a.value, ast.Attribute) and a.value.attr == "environ" and "." not in a.name)
+        names = model.memo["environ_names"] = frozenset(found)
+    return names
+
+
 def _is_environ(model: SemanticModel, expr: ast.AST) -> bool:
     """`os.environ`, `environ` from `from os import environ`, or a name bound to one of them."""
-    if not isinstance(expr, (ast.Name, ast.Attribute)):
+    if isinstance(expr, ast.Attribute):
+        if expr.attr != "environ":
+            return False
+    elif not isinstance(expr, ast.Name) or expr.id not in _environ_names(model):
         return False
     if model.resolve(expr) == "os.environ":
         return True
@@ -662,7 +677,8 @@ def _overridden(model: SemanticModel, expr: ast.Attribute) -> bool:
         target = call.args[0] if call.args and site.attr == "setattr" else None
         if site.attr == "update" and isinstance(call.func, ast.Attribute):
             holder = call.func.value  # vars(args).update / args.__dict__.update
-            if isinstance(holder, ast.Call) and holder.args and isinstance(holder.func, ast.Name) and holder.func.id == "vars":
+            if (isinstance(holder, ast.Call) and holder.args and isinstance(holder.func, ast.Name)
+                    and holder.func.id == "vars"):
                 target = holder.args[0]
             elif isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
                 target = holder.value
@@ -773,9 +789,9 @@ _GLOBAL_RANK_CALLS = ("torch.distributed.get_rank", "deepspeed.comm.get_rank", "
 _PER_NODE_COUNTS_ENV = ("LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE", "SLURM_GPUS_ON_NODE")
 _SPAWN = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
 _SPAWN_INDEX_NAMES = ("rank", "local_rank", "gpu", "device_id", "gpu_id")
+_HF_TRAINING_ARGUMENTS = ("transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments")
 _ACCELERATE_STATES = ("accelerate.Accelerator", "accelerate.PartialState", "accelerate.state.PartialState",
-                      "accelerate.state.AcceleratorState", "transformers.TrainingArguments",
-                      "transformers.Seq2SeqTrainingArguments")
+                      "accelerate.state.AcceleratorState", *_HF_TRAINING_ARGUMENTS)
 _LIGHTNING_OBJECTS = ("lightning.pytorch.Trainer", "lightning.fabric.Fabric")
 _LIGHTNING_MODULES = ("lightning.pytorch.LightningModule",)
 _NEUTRAL = (0, -1)  # the rank a script falls back to when it is not distributed
@@ -823,7 +839,7 @@ def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]
     if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
         return _rank_of_branches(model, expr.values, depth)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
-        if _rank(model, expr.left, depth + 1) in ("global", "local", "spawn-index") and _per_node_count(model, expr.right):
+        if _rank(model, expr.left, depth + 1) is not None and _per_node_count(model, expr.right):
             return "local"
         return None
     if isinstance(expr, ast.Attribute):
@@ -872,8 +888,8 @@ def _rank_attribute(model: SemanticModel, expr: ast.Attribute, depth: int) -> Op
                 or _is_lightning_self(model, expr.value)):
             return "global" if attr == "global_rank" else "local"
         if attr == "local_rank":
-            if _made_by(model, expr.value, _ACCELERATE_STATES[-2:]):
-                return "local"  # transformers.TrainingArguments.local_rank
+            if _made_by(model, expr.value, _HF_TRAINING_ARGUMENTS):
+                return "local"
             if _is_namespace(model, expr.value):
                 return _cli_local_rank(model, expr, depth)
     return None
