@@ -179,7 +179,7 @@ def _check_python(source: SourceFile, text: str, settings: Settings) -> FileResu
     from .rules.context import PythonContext
 
     if not FRAMEWORK_WORDS.search(text.encode("utf-8", "surrogatepass")):
-        return _plain_module(source, text)
+        return FileResult(source, PLAIN)  # summarised later if a checked module imports it
     noqa, file_noqa = _noqa(text)
     result = FileResult(source, "python", noqa=noqa, file_noqa=file_noqa)
     try:
@@ -206,18 +206,18 @@ def _check_python(source: SourceFile, text: str, settings: Settings) -> FileResu
     return result
 
 
-# A module without framework words can still hold what a training script reads (a dataclass of
-# defaults, a constant); it is parsed for its summary only when it may define something.
-_DEFINES = re.compile(r"^(?:class |def |[A-Za-z_][A-Za-z_0-9]* *[:=])", re.MULTILINE)
-PLAIN_MODULE_MAX_CHARS = 200_000
+PLAIN_MODULE_MAX_CHARS = 2_000_000
+PLAIN = "plain"  # a Python file without framework words: no rule reads it
 
 
-def _plain_module(source: SourceFile, text: str) -> FileResult:
-    """A project module that no rule reads: only its summary, for the program layer."""
+def _plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict] = None) -> FileResult:
+    """A project module without framework words that a checked module imports: only its summary,
+    for the program layer (a trainer class, a package's re-exports)."""
     from .facts.script import build_script_facts
     from .facts.summary import summarize_plain_module
 
-    if len(text) > PLAIN_MODULE_MAX_CHARS or not _DEFINES.search(text):
+    text, error, _ = read_text(source, settings, overlay)
+    if text is None or len(text) > PLAIN_MODULE_MAX_CHARS:
         return FileResult(source, "skipped")
     try:
         tree = ast.parse(text, filename=source.path)
@@ -225,6 +225,44 @@ def _plain_module(source: SourceFile, text: str) -> FileResult:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return FileResult(source, "skipped")  # not ours to report: no rule reads this file
     return FileResult(source, "module", summary=summary)
+
+
+def _dotted_names(path: str) -> set:
+    """The module names a file may be imported as (`a/b/c.py`: a.b.c, b.c, c; a package by its folder)."""
+    parts = Path(path).with_suffix("").parts
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return {".".join(parts[i:]) for i in range(len(parts))}
+
+
+def summarise_imported_plain_modules(results: list[FileResult], settings: Settings,
+                                     cache: Optional["ResultCache"], overlay: Optional[dict] = None) -> None:
+    """Replace, in `results`, the plain files that a parsed module imports by their summaries
+    (a few rounds: a plain module may import another). Matching is by dotted name, and for
+    relative imports by folder: the program layer resolves the imports exactly afterwards."""
+    pending = {i: r for i, r in enumerate(results) if r.kind == PLAIN}
+    for _ in range(4):
+        wanted = set()
+        for r in results:
+            module = getattr(r.summary, "module", None) if r.kind in ("python", "module") else None
+            for ref in module.imports if module is not None else ():
+                base = ref.module
+                if ref.level:
+                    folder = Path(r.source.path).parent
+                    for _ in range(ref.level - 1):
+                        folder = folder.parent
+                    base = ".".join([*folder.parts, *ref.module.split(".")] if ref.module else folder.parts)
+                wanted.add(base)
+                wanted.update(f"{base}.{name}" if base else name for name, _ in ref.names)
+        found = {i: r for i, r in pending.items() if _dotted_names(r.source.path) & wanted}
+        if not found:
+            return
+        for i, r in found.items():
+            del pending[i]
+            results[i] = _plain_module(r.source, settings, overlay)
+            results[i].cache_key = r.cache_key
+            if cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay):
+                cache.put(r.cache_key, results[i])
 
 
 def _drop_caches(facts) -> None:
@@ -594,6 +632,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
         cache = ResultCache(root / ".dslint_cache", settings) if use_cache else None
     progress = progress_factory(len(sources)) if progress_factory else None
     results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress)
+    summarise_imported_plain_modules(results, settings, cache, overlay)
     findings = [f for r in results for f in r.findings if f.needs is None]
     project = build_project(root, results)
     findings += _setup_findings(root, project, results, settings, cache if overlay is None else None)
@@ -604,7 +643,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
     kept.sort(key=Finding.sort_key)
     texts = {r.source.path: r.text for r in results if r.text is not None}
     internal = any(f.code == INTERNAL_ERROR for f in kept)
-    return CheckResult(findings=kept, errors=errors, files=sum(1 for r in results if r.kind not in ("skipped", "module")),
+    return CheckResult(findings=kept, errors=errors, files=sum(1 for r in results if r.kind not in ("skipped", "module", PLAIN)),
                        internal_error=internal, texts=texts, project=project)
 
 

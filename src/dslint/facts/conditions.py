@@ -58,6 +58,8 @@ class _RankTests:
 
         self.facts = facts
         self.model = semantic_model(facts)
+        self._selects: dict[int, bool] = {}
+        self._function_gates: dict[int, tuple] = {}
 
     # -- what an expression is ------------------------------------------------------------
     def _followed(self, expr: ast.AST) -> ast.AST:
@@ -116,6 +118,14 @@ class _RankTests:
     # -- conditions -------------------------------------------------------------------------
     def selects_some_ranks(self, test: ast.AST, depth: int = 0) -> bool:
         """Is this condition true on some ranks and false on others of one job?"""
+        if depth == 0:  # every call inside an `if` asks about the same test
+            key = id(test)
+            if key not in self._selects:
+                self._selects[key] = self._selects_some_ranks(test, 0)
+            return self._selects[key]
+        return self._selects_some_ranks(test, depth)
+
+    def _selects_some_ranks(self, test: ast.AST, depth: int) -> bool:
         if depth > 6:
             return False
         test = self._followed(test)
@@ -194,16 +204,23 @@ class _RankTests:
         function = where.function
         if function is None or isinstance(function, ast.Lambda):
             return None
+        gates = self._function_gates.get(id(function))
+        if gates is None:
+            gates = self._function_gates[id(function)] = self._gates_of(function)
+        decorator, early = gates
+        if decorator is not None:
+            return decorator
+        line = getattr(node, "lineno", 0)
+        return next((gate for stmt, gate in early if stmt.lineno < line), None)
+
+    def _gates_of(self, function: ast.AST) -> tuple:
+        """(decorator gate or None, [(early-return If, gate)]) of a function, computed once."""
         decorator = self.rank_only_decorator(function)
         if decorator is not None:
-            return RankGate(decorator, f"`@{ast.unparse(decorator)}` on {function.name}() (line {decorator.lineno})")
-        line = getattr(node, "lineno", 0)
-        for stmt in function.body:
-            if stmt.lineno >= line:
-                break
-            if isinstance(stmt, ast.If) and self._early_return_gates(stmt):
-                return RankGate(stmt, f"`if {ast.unparse(stmt.test)}: return` (line {stmt.lineno}) before it")
-        return None
+            decorator = RankGate(decorator, f"`@{ast.unparse(decorator)}` on {function.name}() (line {decorator.lineno})")
+        early = [(stmt, RankGate(stmt, f"`if {ast.unparse(stmt.test)}: return` (line {stmt.lineno}) before it"))
+                 for stmt in function.body if isinstance(stmt, ast.If) and self._early_return_gates(stmt)]
+        return decorator, early
 
 
 def rank_tests(facts: ScriptFacts) -> _RankTests:

@@ -6,7 +6,8 @@ with its arguments, never what its callers pass: that is the caller's summary (`
 
 - `ImportRef`: an import, kept raw (module, level, names); `program.py` resolves it to a file.
 - `FunctionSummary`: selects the device; returns a DataLoader and where its sampler comes from;
-  iterates a parameter inside an epoch loop; calls `set_epoch`; returns a fixed device.
+  iterates a parameter inside an epoch loop; calls `set_epoch`; reaches a collective on every
+  rank that calls it.
 - `ClassSummary`: field defaults (dataclasses, class attributes) and, for trainer-like classes,
   the same loop facts across its methods, mapped back to the `__init__` parameters.
 - `ProjectCall`: a call of a name imported from elsewhere, with what each argument is known to be.
@@ -18,7 +19,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .script import ScriptFacts, iterated_expression, literal
+from .collectives import collective_functions
+from .script import ScriptFacts, assigned_name, iterated_expression, literal
 
 DATALOADER = "torch.utils.data.DataLoader"
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
@@ -59,7 +61,7 @@ class FunctionSummary:
     iterated: tuple = ()  # names iterated by any loop
     looped_calls: tuple = ()  # (`self.m`, loop span, counter) for methods called inside a loop
     calls_set_epoch: bool = False
-    returns_device: Optional[str] = None  # a fixed device literal returned ("cuda:0")
+    collective: Optional[tuple] = None  # (label, why, kind, row): a collective every rank calling it reaches
 
     def param_for(self, position: Optional[int], keyword: Optional[str], method: bool) -> Optional[str]:
         """The parameter an argument binds: by keyword, or by position (skipping `self`)."""
@@ -95,7 +97,7 @@ class ProjectCall:
     """A call of a name bound by an import (`make_loader(ds)`, `VocoderTrainer(...).run()`)."""
 
     local: str  # the local name called (`make_loader`, `utils.setup`)
-    row: int
+    row: int  # `ast` positions (columns count UTF-8 bytes, 1-based here)
     column: int
     end_row: int
     end_column: int
@@ -105,14 +107,14 @@ class ProjectCall:
     function: Optional[str] = None  # the enclosing function's name
 
 
-def imports_of(tree: ast.Module) -> list[ImportRef]:
-    """Every import statement of the module (functions' own imports included)."""
+def imports_of(facts: ScriptFacts) -> list[ImportRef]:
+    """Every import statement of the module (functions' own imports included), in source order."""
     refs = []
-    for node in ast.walk(tree):
+    for node, _ in sorted(facts.of_type(ast.Import) + facts.of_type(ast.ImportFrom), key=lambda e: e[0].lineno):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 refs.append(ImportRef(alias.name, 0, (), alias.asname or alias.name.split(".")[0], node.lineno))
-        elif isinstance(node, ast.ImportFrom):
+        else:
             names = tuple((a.name, a.asname or a.name) for a in node.names if a.name != "*")
             refs.append(ImportRef(node.module or "", node.level or 0, names, None, node.lineno))
     return refs
@@ -138,14 +140,24 @@ def _dotted(expr: ast.AST) -> Optional[str]:
 
 class _Summariser:
     def __init__(self, facts: ScriptFacts):
-        self.facts = facts
         from .bindings import semantic_model
 
+        self.facts = facts
         self.model = semantic_model(facts)
+        self._inside: Optional[dict] = None
+        loaders = facts.calls_to(DATALOADER)
+        self.builds_loaders = bool(loaders)  # else no function returns one
+        # Names a DataLoader is assigned to: the only names worth following to one.
+        self.loader_names = {assigned_name(facts, site.node) for site in loaders}
 
     # -- values ------------------------------------------------------------------------
     def loader_kind(self, expr: ast.AST) -> tuple[Optional[str], int]:
         """Is this expression a DataLoader, and with which sampler? ("plain", "distributed"...)."""
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            if _dotted(expr) not in self.loader_names:
+                return None, 0
+        elif not (isinstance(expr, ast.Call) and (_dotted(expr.func) or "").endswith("DataLoader")):
+            return None, 0
         value = self.model.value_of(expr)
         if not isinstance(value, ast.Call) or self.model.resolve(value.func) != DATALOADER:
             return None, 0
@@ -202,6 +214,22 @@ class _Summariser:
         return local is not None and any("Iterable" in (_dotted(b) or "") for b in local.bases)
 
     # -- functions ---------------------------------------------------------------------
+    def inside(self, function: ast.AST) -> tuple[list, list, list]:
+        """(calls, (for loop, context) pairs, returns with a value) directly in `function`'s body,
+        from the facts' one-walk index (nested functions excluded: their context differs)."""
+        if self._inside is None:
+            index: dict = {}
+            for site in self.facts.calls:
+                index.setdefault(id(site.ctx.function), ([], [], []))[0].append(site)
+            for kind in (ast.For, ast.AsyncFor):
+                for loop, ctx in self.facts.of_type(kind):
+                    index.setdefault(id(ctx.function), ([], [], []))[1].append((loop, ctx))
+            for ret, ctx in self.facts.of_type(ast.Return):
+                if ret.value is not None:
+                    index.setdefault(id(ctx.function), ([], [], []))[2].append(ret)
+            self._inside = index
+        return self._inside.get(id(function), ([], [], []))
+
     def function(self, node: ast.AST) -> FunctionSummary:
         args = node.args
         positional = [a.arg for a in args.posonlyargs + args.args]
@@ -214,31 +242,28 @@ class _Summariser:
         summary = FunctionSummary(node.name, node.lineno, tuple(positional), tuple(a.arg for a in args.kwonlyargs),
                                   defaults)
         iterated, epoch_iterated, looped_calls = [], [], []
-        for inner, loops in _walk_with_loops(node):
-            if isinstance(inner, ast.Call):
-                name = self.model.resolve(inner.func)
-                if name in DEVICE_SELECTORS:
-                    summary.selects_device = True
-                if isinstance(inner.func, ast.Attribute) and inner.func.attr in ("set_device", "set_device_index"):
-                    summary.selects_device = True
-                if isinstance(inner.func, ast.Attribute) and inner.func.attr == "set_epoch":
-                    summary.calls_set_epoch = True
-                if loops and isinstance(inner.func, ast.Attribute) and _dotted(inner.func.value) == "self":
-                    looped_calls.append((f"self.{inner.func.attr}", *self.loop_position(loops[0])))
-            elif isinstance(inner, (ast.For, ast.AsyncFor)):
-                name = _dotted(iterated_expression(inner.iter))
-                if name:
-                    iterated.append(name)
-                    if loops:
-                        epoch_iterated.append((name, *self.loop_position(loops[0])))
-            elif isinstance(inner, ast.Return) and inner.value is not None:
-                value = self.model.value_of(inner.value)
-                if isinstance(value, ast.Call) and self.model.resolve(value.func) == DATALOADER:
-                    summary.loader_sampler = self.sampler_source(node, value)
-                    summary.loader_row = value.lineno
-                device = _fixed_device(self.model, value)
-                if device:
-                    summary.returns_device = device
+        calls, fors, returns = self.inside(node)
+        for site in calls:
+            if site.qualname in DEVICE_SELECTORS or site.attr in ("set_device", "set_device_index"):
+                summary.selects_device = True
+            if site.attr == "set_epoch":
+                summary.calls_set_epoch = True
+            if site.ctx.loops and site.receiver == "self":
+                looped_calls.append((f"self.{site.attr}", *self.loop_position(site.ctx.loops[0])))
+        for loop, ctx in fors:
+            name = _dotted(iterated_expression(loop.iter))
+            if name:
+                iterated.append(name)
+                if ctx.loops:
+                    epoch_iterated.append((name, *self.loop_position(ctx.loops[0])))
+        builds_loader = self.builds_loaders and any(site.qualname == DATALOADER for site in calls)
+        for ret in returns if builds_loader else ():
+            if not isinstance(ret.value, (ast.Name, ast.Call, ast.Attribute)):
+                continue
+            value = self.model.value_of(ret.value)
+            if isinstance(value, ast.Call) and self.model.resolve(value.func) == DATALOADER:
+                summary.loader_sampler = self.sampler_source(node, value)
+                summary.loader_row = value.lineno
         summary.iterated, summary.epoch_iterated = tuple(iterated), tuple(epoch_iterated)
         summary.looped_calls = tuple(looped_calls)
         return summary
@@ -255,24 +280,8 @@ class _Summariser:
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 summary.methods[stmt.name] = self.function(stmt)
                 if stmt.name == "__init__":
-                    summary.init_stores = _init_stores(stmt)
+                    summary.init_stores = _init_stores(stmt, self.facts)
         return summary
-
-
-def _walk_with_loops(function: ast.AST):
-    """(node, enclosing loops inside `function`) for every node of its body, nested defs excluded."""
-    stack = [(stmt, ()) for stmt in reversed(function.body)]
-    while stack:
-        node, loops = stack.pop()
-        yield node, loops
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        is_loop = isinstance(node, (ast.For, ast.AsyncFor, ast.While))
-        for name, value in ast.iter_fields(node):
-            inside = loops + (node,) if is_loop and name == "body" else loops
-            for child in (value if isinstance(value, list) else [value]):
-                if isinstance(child, ast.AST):
-                    stack.append((child, inside))
 
 
 def _loop_counter(loop: ast.AST) -> str:
@@ -285,12 +294,12 @@ def _loop_counter(loop: ast.AST) -> str:
     return ""
 
 
-def _init_stores(init: ast.AST) -> dict:
+def _init_stores(init: ast.AST, facts: ScriptFacts) -> dict:
     """`self.loader = loader` (also in tuple form) in `__init__`: parameter -> attribute."""
     params = {a.arg for a in init.args.args + init.args.kwonlyargs}
     stores = {}
-    for stmt in ast.walk(init):
-        if not isinstance(stmt, ast.Assign):
+    for stmt, ctx in facts.of_type(ast.Assign):
+        if ctx.function is not init:
             continue
         for target in stmt.targets:
             pairs = []
@@ -320,36 +329,35 @@ def _field_default(node: ast.AST):
     return _literal_or_marker(node)
 
 
-def _fixed_device(model, expr: ast.AST) -> Optional[str]:
-    """`"cuda:0"`, `torch.device("cuda:1")`, `torch.device("cuda", 0)` → "cuda:N"."""
-    from .cuda import fixed_cuda_device
-
-    return fixed_cuda_device(expr, model=model)
-
-
 def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") -> list[ProjectCall]:
     """Calls whose callee is a name bound by an import (or an attribute of one)."""
     out = []
+    loaders = bool(facts.calls_to(DATALOADER))  # no DataLoader built here: no argument is one
     for site in facts.calls:
+        root = site.node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in imported:
+            continue
         local = _dotted(site.node.func)
-        if not local or local.split(".", 1)[0] not in imported:
+        if not local:
             continue
         arguments = []
         for position, arg in enumerate(site.node.args):
             if isinstance(arg, ast.Starred):
                 break
-            loader, row = summariser.loader_kind(arg)
+            loader, row = summariser.loader_kind(arg) if loaders else (None, 0)
             arguments.append(ArgumentFact(position, None, loader, row))
         keywords = []
         for kw in site.node.keywords:
             if kw.arg is None:
                 continue
             keywords.append(kw.arg)
-            loader, row = summariser.loader_kind(kw.value)
+            loader, row = summariser.loader_kind(kw.value) if loaders else (None, 0)
             arguments.append(ArgumentFact(None, kw.arg, loader, row))
         star = any(isinstance(a, ast.Starred) for a in site.node.args) or any(k.arg is None for k in site.node.keywords)
-        end = facts.lines.span_of_node(site.node)
-        out.append(ProjectCall(local, end.start.row, end.start.column, end.end.row, end.end.column,
+        node = site.node
+        out.append(ProjectCall(local, node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1,
                                tuple(arguments), tuple(keywords), star, getattr(site.ctx.function, "name", None)))
     return out
 
@@ -375,7 +383,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     """Build the module's exports from its facts (one pass over the top-level statements)."""
     tree = facts.tree
     summariser = _Summariser(facts)
-    exports = ModuleExports(imports=imports_of(tree), main_guard=has_main_guard(tree))
+    exports = ModuleExports(imports=imports_of(facts), main_guard=has_main_guard(tree))
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             exports.functions[stmt.name] = summariser.function(stmt)
@@ -392,6 +400,11 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         m.selects_device for c in exports.classes.values() for m in c.methods.values()) or any(
         (site.qualname in DEVICE_SELECTORS or site.attr in ("set_device", "set_device_index"))
         for site in facts.calls if site.ctx.function is None)
+    for key, (found, row) in collective_functions(facts).items():
+        owner, _, method = key.partition(".")
+        target = exports.functions.get(key) if not method else getattr(exports.classes.get(owner), "methods", {}).get(method)
+        if target is not None:
+            target.collective = (found.label, found.why, found.kind, row)
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.model_parallel = model_parallelism(facts)
     return exports

@@ -2,270 +2,19 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
-from typing import Iterator, Optional
+import sys
+from dataclasses import replace
+from typing import Iterator
 
-from ..facts.conditions import RankGate, rank_gate, rank_tests
-from ..facts.script import CallSite, ScriptFacts, literal
+from ..facts.collectives import BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, find_gated_collectives
+from ..facts.bindings import semantic_model
+from ..facts.conditions import rank_gate, rank_tests
+from ..facts.script import ScriptFacts
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from .context import PythonContext
-from .registry import Report, python_rule
-
-COLLECTIVE = "collective"
-CHECKPOINT = "checkpoint"
-
-# torch.distributed / deepspeed.comm functions every rank of the group must call.
-_DIST_COLLECTIVES = frozenset((
-    "barrier", "monitored_barrier", "all_reduce", "all_gather", "all_gather_object", "all_gather_into_tensor",
-    "_all_gather_base", "reduce", "reduce_scatter", "reduce_scatter_tensor", "_reduce_scatter_base", "broadcast",
-    "broadcast_object_list", "gather", "gather_object", "scatter", "scatter_object_list", "all_to_all",
-    "all_to_all_single", "new_group", "new_subgroups", "all_reduce_coalesced", "inference_all_reduce",
-))
-# Where each collective takes its `group` positionally (torch.distributed's signatures; a test
-# checks this table against the installed torch).
-GROUP_POSITION = {
-    "barrier": 0, "monitored_barrier": 0, "all_reduce": 2, "all_gather": 2, "all_gather_object": 2,
-    "all_gather_into_tensor": 2, "reduce": 3, "reduce_scatter": 3, "reduce_scatter_tensor": 3, "broadcast": 2,
-    "broadcast_object_list": 2, "gather": 3, "gather_object": 3, "scatter": 3, "scatter_object_list": 3,
-    "all_to_all": 2, "all_to_all_single": 4,
-}
-_DIST_MODULES = ("torch.distributed.", "deepspeed.comm.", "deepspeed.comm.comm.")
-_DCP_CALLS = frozenset((
-    "torch.distributed.checkpoint.save", "torch.distributed.checkpoint.async_save",
-    "torch.distributed.checkpoint.load", "torch.distributed.checkpoint.save_state_dict",
-    "torch.distributed.checkpoint.load_state_dict", "torch.distributed.checkpoint.state_dict.get_state_dict",
-    "torch.distributed.checkpoint.state_dict.get_model_state_dict",
-    "torch.distributed.checkpoint.state_dict.get_optimizer_state_dict",
-))
-_FSDP_GATHERS = ("full_optim_state_dict", "optim_state_dict", "summon_full_params", "sharded_optim_state_dict")
-_BARRIERS = ("barrier", "monitored_barrier", "wait_for_everyone")
-# Every callee name `classify` may accept: a cheap first filter (most calls are none of these).
-_CANDIDATE_ATTRS = frozenset(_DIST_COLLECTIVES | {q.rsplit(".", 1)[-1] for q in _DCP_CALLS} | set(_FSDP_GATHERS) | {
-    "GatheredParameters", "wait_for_everyone", "gather_for_metrics", "pad_across_processes", "consolidate_state_dict",
-    "_zero3_consolidated_16bit_state_dict", "save_state", "get_state_dict", "save_model", "save", "save_checkpoint",
-    "save_16bit_model", "save_fp16_model", "log", "log_dict"})
-
-
-@dataclass(frozen=True)
-class Collective:
-    kind: str  # COLLECTIVE or CHECKPOINT
-    label: str  # what the user wrote, for messages: `dist.all_reduce`, `engine.save_checkpoint`
-    why: str  # what makes it collective
-
-
-class CollectiveFinder:
-    """Recognises the calls that every rank must make, with the receivers this module shows."""
-
-    def __init__(self, facts: ScriptFacts):
-        self.facts = facts
-        self.uses_lightning = facts.uses("lightning") or facts.uses("pytorch_lightning")
-        self.uses_deepspeed = facts.uses("deepspeed")
-        self.engines = self._assigned_from("deepspeed.initialize", first_only=True)
-        self.accelerators = self._assigned_from("accelerate.Accelerator")
-        self.fabrics = self._assigned_from("lightning.fabric.Fabric")
-        text = facts.text.lower()
-        # Accelerate's save APIs are collective only with DeepSpeed/FSDP, which the script must show.
-        self.shards_with_accelerate = any(w in text for w in ("deepspeed", "fsdp", "fullyshardeddataparallel"))
-        self.lightning_classes = {
-            name for name, cls in facts.classes.items()
-            if any("Lightning" in (facts.resolve(b) or dotted(b) or "") for b in cls.bases)
-        }
-
-    def _assigned_from(self, qualname: str, first_only: bool = False) -> set[str]:
-        names = set()
-        for site in self.facts.calls_to(qualname):
-            parent = site.ctx.parent
-            if isinstance(parent, ast.Assign) and parent.value is site.node:
-                for target in parent.targets:
-                    if isinstance(target, (ast.Tuple, ast.List)):
-                        elements = target.elts[:1] if first_only else target.elts
-                        names.update(filter(None, (dotted(e) for e in elements)))
-                    elif dotted(target):
-                        names.add(dotted(target))
-        return names
-
-    def _receiver_is(self, receiver: Optional[str], known: set[str], word: str) -> bool:
-        if not receiver:
-            return False
-        return receiver in known or receiver.rsplit(".", 1)[-1].lower() == word
-
-    def classify(self, site: CallSite) -> Optional[Collective]:
-        attr, receiver = site.attr, site.receiver
-        if attr not in _CANDIDATE_ATTRS:
-            return None
-        q = site.qualname or ""
-        label = f"{receiver}.{attr}" if receiver else attr
-        for prefix in _DIST_MODULES:
-            if q.startswith(prefix) and q[len(prefix):] in _DIST_COLLECTIVES:
-                if self._subgroup(site):
-                    return None
-                return Collective(COLLECTIVE, label, "a torch.distributed collective")
-        if q in _DCP_CALLS:
-            return Collective(CHECKPOINT, label, "torch.distributed.checkpoint runs collectives to plan and write the shards")
-        if attr in _FSDP_GATHERS and "FullyShardedDataParallel" in q:
-            return Collective(CHECKPOINT, label, "FSDP gathers the shards from every rank")
-        if q == "deepspeed.zero.GatheredParameters":
-            return Collective(COLLECTIVE, label, "it all-gathers the ZeRO-3 partitions on every rank")
-        if attr in ("wait_for_everyone", "gather_for_metrics", "pad_across_processes"):
-            return Collective(COLLECTIVE, label, "Accelerate synchronises every process here")
-        if attr in ("consolidate_state_dict", "_zero3_consolidated_16bit_state_dict"):
-            return Collective(CHECKPOINT, label, "it gathers the optimizer/model shards from every rank")
-        if self._receiver_is(receiver, self.accelerators, "accelerator"):
-            if attr in ("gather", "reduce"):
-                return Collective(COLLECTIVE, label, "Accelerate's gather/reduce is a collective")
-            if attr in ("save_state", "get_state_dict", "save_model") and self.shards_with_accelerate:
-                return Collective(CHECKPOINT, label, "this script runs Accelerate with DeepSpeed or FSDP, where "
-                                  f"{attr} gathers or saves every rank's shard")
-        if self._receiver_is(receiver, self.fabrics, "fabric"):
-            if attr in ("barrier", "all_reduce", "all_gather", "broadcast"):
-                return Collective(COLLECTIVE, label, "a Fabric collective")
-            if attr == "save":
-                return Collective(CHECKPOINT, label, "Fabric.save must be called on all processes")
-        if self.uses_lightning:
-            if receiver and receiver.rsplit(".", 1)[-1] == "strategy" and attr in ("barrier", "broadcast", "reduce", "all_gather"):
-                return Collective(COLLECTIVE, label, "a Lightning strategy collective")
-            if attr == "save_checkpoint" and receiver and receiver.rsplit(".", 1)[-1] == "trainer":
-                return Collective(CHECKPOINT, label, "Trainer.save_checkpoint must be called on all processes "
-                                  "(it ends with a barrier)")
-            if receiver == "self" and site.ctx.class_ is not None and site.ctx.class_.name in self.lightning_classes:
-                if attr == "all_gather":
-                    return Collective(COLLECTIVE, label, "LightningModule.all_gather is a collective")
-                if attr in ("log", "log_dict") and literal(site.keyword("sync_dist")) is True:
-                    return Collective(COLLECTIVE, f"{label}(..., sync_dist=True)",
-                                      "sync_dist=True reduces the value across all processes")
-        if attr in ("save_checkpoint", "save_16bit_model", "save_fp16_model") and self.uses_deepspeed:
-            if receiver in self.engines or (receiver and "engine" in receiver.rsplit(".", 1)[-1].lower()):
-                return Collective(CHECKPOINT, label, "a DeepSpeed engine's save must be called on all processes "
-                                  "(each rank writes its own shard; there are barriers inside)")
-        return None
-
-    def _subgroup(self, site: CallSite) -> bool:
-        """A collective over an explicit sub-group (by keyword or position) may legitimately run on
-        that group's ranks only."""
-        group = site.argument(GROUP_POSITION.get(site.attr), "group")
-        if group is None:
-            return False
-        text = ast.unparse(group)
-        return not (literal(group) is None and text == "None") and "WORLD" not in text
-
-    def attribute_collective(self, node: ast.Attribute) -> Optional[Collective]:
-        """`trainer.log_dir` broadcasts the directory from rank 0 (a collective on every access)."""
-        if self.uses_lightning and node.attr == "log_dir" and (dotted(node.value) or "").rsplit(".", 1)[-1] == "trainer":
-            return Collective(COLLECTIVE, f"{dotted(node.value)}.log_dir",
-                              "Trainer.log_dir broadcasts the directory from rank 0 on every access")
-        return None
-
-
-@dataclass
-class GatedCall:
-    node: ast.AST
-    collective: Collective
-    gate: RankGate
-    via: Optional[str] = None  # helper function name when the collective is inside a helper
-
-
-def _function_key(facts: ScriptFacts, function: ast.AST) -> Optional[str]:
-    keys = getattr(facts, "_function_keys", None)
-    if keys is None:
-        keys = facts._function_keys = {id(node): key for key, node in facts.functions.items()}  # type: ignore[attr-defined]
-    return keys.get(id(function))
-
-
-def _callee_key(facts: ScriptFacts, site: CallSite) -> Optional[str]:
-    """The module function or same-class method a call reaches, when this module defines it."""
-    func = site.node.func
-    if isinstance(func, ast.Name) and func.id in facts.functions:
-        return func.id
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        cls = site.ctx.class_
-        if cls is not None and f"{cls.name}.{func.attr}" in facts.functions:
-            return f"{cls.name}.{func.attr}"
-    return None
-
-
-def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
-    """Every collective (direct, or inside a helper of this module) that only some ranks reach."""
-    cached = getattr(facts, "_gated_collectives", None)
-    if cached is not None:
-        return cached
-    finder = CollectiveFinder(facts)
-    direct: list[tuple[ast.AST, Collective]] = []
-    for site in facts.calls:
-        found = finder.classify(site)
-        if found is not None:
-            direct.append((site.node, found))
-    for node, _ in (facts.of_type(ast.Attribute) if finder.uses_lightning else ()):
-        found = finder.attribute_collective(node)
-        if found is not None:
-            direct.append((node, found))
-
-    gated: list[GatedCall] = []
-    # helper key -> (collective, line) for helpers that reach a collective on every rank that calls them
-    bearing: dict[str, tuple[Collective, int]] = {}
-    for node, found in direct:
-        gate = rank_gate(facts, node)
-        if gate is not None:
-            if not _other_branch_matches(facts, node, gate, found, direct):
-                gated.append(GatedCall(node, found, gate))
-            continue
-        function = facts.context_of(node).function
-        key = _function_key(facts, function) if function is not None else None
-        if key and key not in bearing:
-            bearing[key] = (found, node.lineno)
-    helper_calls = [(site, key) for site in facts.calls if (key := _callee_key(facts, site)) is not None] if bearing else []
-    for _ in range(3):  # helpers calling helpers, a few levels deep
-        grew = False
-        for site, key in helper_calls:
-            if key not in bearing or rank_gate(facts, site.node) is not None:
-                continue
-            function = site.ctx.function
-            outer = _function_key(facts, function) if function is not None else None
-            if outer and outer not in bearing and outer != key:
-                bearing[outer] = bearing[key]
-                grew = True
-        if not grew:
-            break
-    for site, key in helper_calls:
-        if key not in bearing:
-            continue
-        if site.ctx.function is not None and _function_key(facts, site.ctx.function) == key:
-            continue  # recursion
-        gate = rank_gate(facts, site.node)
-        if gate is not None:
-            found, line = bearing[key]
-            gated.append(GatedCall(site.node, found, gate, via=f"{key}() (it reaches {found.label} on line {line})"))
-    facts._gated_collectives = gated  # type: ignore[attr-defined]
-    return gated
-
-
-def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, found: Collective, direct) -> bool:
-    """The other ranks make the matching call elsewhere: the other branch, or a paired barrier."""
-    if gate.if_node is not None:
-        other = gate.if_node.orelse if gate.in_body else gate.if_node.body
-        other_ids = {id(n) for stmt in other for n in ast.walk(stmt)}
-        name = found.label.rsplit(".", 1)[-1]
-        for candidate, other_found in direct:
-            if id(candidate) in other_ids and (other_found.label.rsplit(".", 1)[-1] == name or other_found.kind == found.kind):
-                return True
-    if found.label.rsplit(".", 1)[-1] in _BARRIERS and _alone_in_branch(facts, node, gate):
-        # `if local_rank not in [-1, 0]: barrier()` ... `if local_rank == 0: barrier()`: each rank waits once.
-        for candidate, other_found in direct:
-            if candidate is node or other_found.label.rsplit(".", 1)[-1] not in _BARRIERS:
-                continue
-            other_gate = rank_gate(facts, candidate)
-            if other_gate is not None and other_gate.node is not gate.node and _alone_in_branch(facts, candidate, other_gate):
-                return True
-    return False
-
-
-def _alone_in_branch(facts: ScriptFacts, node: ast.AST, gate: RankGate) -> bool:
-    """The barrier is the whole branch: the "rank 0 first, the others wait" half of a pair."""
-    if gate.if_node is None:
-        return False
-    branch = gate.if_node.body if gate.in_body else gate.if_node.orelse
-    return len(branch) == 1 and isinstance(branch[0], ast.Expr) and branch[0].value is node
+from .registry import RULES, Report, decider, python_rule
 
 
 def _hoist_fix(facts: ScriptFacts, call: GatedCall, what: str):
@@ -296,11 +45,55 @@ def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
             continue
         what = call.via or call.collective.label
         fix = None
-        if call.collective.label.rsplit(".", 1)[-1] in _BARRIERS:
+        if call.collective.label.rsplit(".", 1)[-1] in BARRIERS:
             fix = _hoist_fix(facts, call, call.collective.label)
         yield Report(call.node, f"{what} is reached only by the ranks that pass {call.gate.description}: "
                      f"{call.collective.why}, so those ranks wait for the others forever (hang until the NCCL "
                      "timeout); call it on every rank and gate only the work that needs one rank", fix=fix)
+    yield from _gated_project_calls(facts)
+
+
+# Libraries the program layer never resolves (besides the standard library): no candidate for their calls.
+_LIBRARIES = frozenset(("torch", "deepspeed", "accelerate", "lightning", "pytorch_lightning", "transformers", "numpy",
+                        "wandb", "tqdm", "datasets", "megatron", "apex", "PIL", "cv2", "scipy", "pandas", "mpi4py"))
+
+
+def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
+    """Calls of imported project functions under a rank gate: a hang if the callee, in its own
+    module, reaches a collective on every rank that calls it (decided once modules are linked)."""
+    imported = {local for local, qualname in facts.imports.names.items()
+                if qualname.split(".", 1)[0] not in _LIBRARIES and qualname.split(".", 1)[0] not in sys.stdlib_module_names}
+    imported |= facts.imports.relative
+    for site in facts.calls:
+        root = site.node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in imported:
+            continue
+        gate = rank_gate(facts, site.node)
+        if gate is None:
+            continue
+        binding = semantic_model(facts).binding_of(root)
+        if binding is None or binding.kind not in ("import", "from-import"):
+            continue  # a local name shadows the import here
+        callee = dotted(site.node.func)
+        yield Report(site.node, f"{callee}() is called only by the ranks that pass {gate.description}",
+                     needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description))))
+
+
+@decider("callee-reaches-collective")
+def _decide_gated_project_call(finding, project, params):
+    """Keep the call when the project function reaches a collective (DSL501) or a collective
+    checkpoint API (DSL502) on every rank that calls it."""
+    symbol = project.program.symbol(finding.path, params["callee"])
+    found = symbol.function.collective if symbol is not None and symbol.function is not None else None
+    if found is None:
+        return None
+    label, why, kind, row = found
+    code = "DSL502" if kind == CHECKPOINT else "DSL501"
+    return replace(finding, code=code, name=RULES[code].name, severity=RULES[code].severity,
+                   message=f"{params['callee']}() reaches {label} ({symbol.path}:{row}; {why}) but only the ranks "
+                   f"that pass {params['gate']} call it: they wait for the others forever; call it on every rank")
 
 
 @python_rule("DSL502", "rank-gated-checkpoint", severity=Severity.ERROR, fix=Applicability.UNSAFE)

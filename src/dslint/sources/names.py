@@ -68,6 +68,7 @@ class ImportTable:
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
         self.modules: set[str] = set()  # every module imported, for "does this use X"
+        self.relative: set[str] = set()  # local names bound by relative imports (`from .utils import f`)
 
     def add(self, node: ast.AST) -> None:
         if isinstance(node, ast.Import):
@@ -78,6 +79,8 @@ class ImportTable:
                 else:
                     top = alias.name.split(".")[0]
                     self.names.setdefault(top, top)
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            self.relative.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             self.modules.add(node.module)
             for alias in node.names:
