@@ -204,3 +204,119 @@ def main(batches, model):
 """})
     rows = sorted(f.span.start.row for f in project.check().findings if f.code == "DSL101")
     assert rows == [12, 13]
+
+
+def test_pinned_loader_without_set_device_is_a_missing_device(project):
+    project.write({"train.py": """import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader
+
+
+def main(dataset, model, rank):
+    dist.init_process_group("nccl")
+    model = model.to(torch.device("cuda", rank))
+    for x in DataLoader(dataset, batch_size=8, pin_memory=True, num_workers=2):
+        model(x.to(torch.device("cuda", rank))).sum().backward()
+
+
+if __name__ == "__main__":
+    main(None, None, 0)
+"""})
+    findings = [f for f in project.check().findings if f.code == "DSL104"]
+    assert len(findings) == 1 and "line 9 pins memory" in findings[0].message
+
+
+CONFIG = '''from dataclasses import dataclass
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 90
+    device: str = "cuda:0"
+'''
+
+ENTRY_WITH_CONFIG = '''import argparse
+import dataclasses
+
+import torch
+import torch.distributed as dist
+
+from exp.config import TrainConfig
+
+
+def parse_config():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--epochs", type=int)
+    overrides = {k: v for k, v in vars(parser.parse_args()).items() if v is not None}
+    return dataclasses.replace(TrainConfig(), **overrides)
+
+
+def main():
+    cfg = parse_config()
+    dist.init_process_group("nccl")
+    device = torch.device(cfg.device)
+    torch.cuda.set_device(device)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_device_default_of_a_config_class_in_another_module_is_flagged(project):
+    project.write({"train.py": ENTRY_WITH_CONFIG, "exp/__init__.py": "", "exp/config.py": CONFIG})
+    findings = [f for f in project.check().findings if f.code == "DSL101"]
+    assert [(f.path, f.span.start.row) for f in findings] == [("train.py", 20)]
+    assert "exp/config.py" in findings[0].message and "'cuda:0'" in findings[0].message
+
+
+def test_device_the_command_line_can_override_is_not_the_class_default(project):
+    entry = ENTRY_WITH_CONFIG.replace('parser.add_argument("--epochs", type=int)',
+                                      'parser.add_argument("--epochs", type=int)\n    parser.add_argument("--device")')
+    project.write({"train.py": entry, "exp/__init__.py": "", "exp/config.py": CONFIG})
+    assert "DSL101" not in project.codes()
+
+
+def test_device_given_to_the_constructor_is_not_the_class_default(project):
+    entry = ENTRY_WITH_CONFIG.replace("TrainConfig(), **overrides", 'TrainConfig(device=f"cuda:{local_rank}")') \
+        .replace("def parse_config():", "def parse_config(local_rank=0):")
+    project.write({"train.py": entry, "exp/__init__.py": "", "exp/config.py": CONFIG})
+    assert "DSL101" not in project.codes()
+
+
+def test_a_per_rank_default_in_the_config_class_is_fine(project):
+    project.write({"train.py": ENTRY_WITH_CONFIG, "exp/__init__.py": "",
+                   "exp/config.py": CONFIG.replace('"cuda:0"', '"cuda"')})
+    assert "DSL101" not in project.codes()
+
+
+LIGHTNING_ENTRY = '''import argparse
+
+import lightning as L
+from lightning.pytorch.strategies import FSDPStrategy
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--gpus", type=int, default=4)
+    args = parser.parse_args()
+    trainer = L.Trainer(accelerator="cuda", devices=args.gpus, strategy=FSDPStrategy())
+    trainer.fit(None)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_trainer_devices_from_an_option_default_the_launch_does_not_pass(project):
+    project.write({"train.py": LIGHTNING_ENTRY,
+                   "run.sh": "torchrun --standalone --nproc_per_node=8 train.py\n"})
+    findings = [f for f in project.check().findings if f.code == "DSL702"]
+    assert len(findings) == 1 and "devices=4" in findings[0].message
+
+
+def test_trainer_devices_from_an_option_the_launch_passes(project):
+    project.write({"train.py": LIGHTNING_ENTRY,
+                   "run.sh": "torchrun --standalone --nproc_per_node=8 train.py --gpus 8\n"})
+    assert "DSL702" not in project.codes()

@@ -18,6 +18,7 @@ Unknown stays unknown (None), with the reason in `notes`.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from dataclasses import dataclass, field
@@ -243,6 +244,10 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     setup = TrainingSetup(script_path=script, summary=summary, facts=facts, launch_path=launch_path, command=command)
     setup.lightning = next((s for s in facts.lightning if s.kind == "trainer"), None) or \
         next((s for s in facts.lightning if s.kind == "fabric"), None)
+    if setup.lightning is not None and setup.lightning.devices_options:
+        given = _option_value(_script_args(command), setup.lightning.devices_options)
+        devices = (int(given[0]) if given[0].isdigit() else None) if given else setup.lightning.devices
+        setup.lightning = dataclasses.replace(setup.lightning, devices=devices)
     accelerate_config = _accelerate_config(project, launch_path, command)
     if accelerate_config:
         setup.notes["accelerate_config"] = accelerate_config

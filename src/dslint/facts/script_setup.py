@@ -17,7 +17,9 @@ from ..model import Span
 from ..sources.names import dotted
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
+from .bindings import semantic_model
 from .summary import summary_extractor
+from .values import argparse_options, argparse_source
 
 UNKNOWN = object()  # never stored: `_literal` uses it internally
 CPU_OPTIMIZERS = ("deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam",
@@ -83,6 +85,9 @@ class LightningSite:
     strategy_kwargs_complete: bool  # every keyword was a literal
     config: Optional[ConfigRef]
     cluster_environment: Optional[str]  # LightningEnvironment, SLURMEnvironment ... given as plugin
+    # `devices=args.gpus`: the command-line options that set it; `devices` then holds their default,
+    # which the linker replaces by the value a launch line passes.
+    devices_options: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -304,6 +309,14 @@ class _Extractor:
     def lightning_site(self, kind: str, site: CallSite) -> LightningSite:
         devices_node = site.keyword("devices")
         devices = _literal(devices_node) if devices_node is not None else "auto"
+        devices_options: tuple = ()
+        if devices is UNKNOWN and devices_node is not None:
+            model = semantic_model(self.f)
+            source = argparse_source(model, model.value_of(devices_node))
+            if source is not None:
+                default = _literal(source[1]) if source[1] is not None else UNKNOWN
+                devices = default if isinstance(default, int) and not isinstance(default, bool) else UNKNOWN
+                devices_options = argparse_options(model, source[0]) if devices is not UNKNOWN else ()
         nodes = _literal(site.keyword("num_nodes")) if site.keyword("num_nodes") is not None else 1
         strategy_node = site.keyword("strategy")
         strategy_node = self.follow(strategy_node, site.node)
@@ -347,7 +360,7 @@ class _Extractor:
             num_nodes=nodes if isinstance(nodes, int) and not isinstance(nodes, bool) else None,
             strategy=strategy, strategy_span=self.span(strategy_node) if strategy_node is not None else None,
             strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
-            config=config, cluster_environment=environment)
+            config=config, cluster_environment=environment, devices_options=devices_options)
 
     def follow(self, expr: Optional[ast.AST], site_node: ast.AST) -> Optional[ast.AST]:
         """A name assigned once before the call stands for its value (`strategy = DeepSpeedStrategy(...)`)."""

@@ -961,3 +961,104 @@ def _is_spawn_index(model: SemanticModel, binding: Binding) -> bool:
                 if target is not None and target.node is function and binding.position == bound:
                     return True
     return False
+
+
+# -- fields of instances ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class InstanceField:
+    """`cfg.device` where `cfg` is an instance of a class built with that field left at its default.
+
+    `klass` is the callee expression that built it (`TrainConfig`, `config.TrainConfig`): a class
+    of this module (`local`), or a name another module defines, which the program layer resolves.
+    """
+
+    klass: ast.expr
+    field: str
+    local: bool
+
+
+def instance_field(model: SemanticModel, expr: ast.AST) -> Optional[InstanceField]:
+    """`X.field` when X evaluates (through bindings, a same-module function's single return, and
+    `dataclasses.replace(inst, ...)`) to `C(...)` called without that field, and nothing assigns
+    `X.field` later; overrides passed as `**kwargs` count only when their keys are provably other
+    fields (a dict built from `vars(args)` of a parser that has no such option). Else None."""
+    if not isinstance(expr, ast.Attribute) or _overridden(model, expr):
+        return None
+    field = expr.attr
+    value = model.value_of(expr.value)
+    for _ in range(4):
+        if not isinstance(value, ast.Call):
+            return None
+        callee = model.resolve(value.func) or ""
+        if callee in ("dataclasses.replace", "copy.replace"):
+            if not value.args or not _keeps_field(model, value, field, skip=1):
+                return None
+            value = model.value_of(value.args[0])
+            continue
+        function = _module_function(model, value.func)
+        if function is not None:
+            returns = [r.value for r in _returns(function)]
+            if len(returns) != 1 or returns[0] is None:
+                return None
+            value = model.value_of(returns[0])
+            continue
+        break
+    if not isinstance(value, ast.Call) or not _keeps_field(model, value, field, skip=0):
+        return None
+    local = _module_class(model, value.func)
+    if local is not None:
+        return InstanceField(value.func, field, True)
+    root = value.func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    binding = model.binding_of(root) if isinstance(root, ast.Name) else None
+    if binding is None or binding.kind not in ("import", "from-import"):
+        return None
+    return InstanceField(value.func, field, False)
+
+
+def _keeps_field(model: SemanticModel, call: ast.Call, field: str, skip: int) -> bool:
+    """Does this constructor (or `replace`) call leave `field` alone? Positional arguments past
+    `skip` may set any field: unknown, so no."""
+    if len(call.args) > skip:
+        return False
+    for keyword in call.keywords:
+        if keyword.arg == field:
+            return False
+        if keyword.arg is None and field in _possible_keys(model, keyword.value):
+            return False
+    return True
+
+
+def _possible_keys(model: SemanticModel, expr: ast.AST):
+    """The keys a `**mapping` may hold: a dict literal's, a comprehension over `vars(args)` of
+    this module's parser (its option names), else everything (`_ANY`)."""
+    value = model.value_of(expr)
+    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) for k in value.keys):
+        return {k.value for k in value.keys}
+    if isinstance(value, ast.DictComp) and value.generators:
+        source = value.generators[0].iter
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr == "items":
+            source = source.func.value
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "vars" \
+                and source.args and _is_namespace(model, source.args[0]):
+            return set(argparse_defaults(model))
+    return _ANY
+
+
+class _AnyKeys:
+    def __contains__(self, item) -> bool:
+        return True
+
+
+_ANY = _AnyKeys()
+
+
+def argparse_options(model: SemanticModel, dest: str) -> tuple:
+    """The option strings of the argparse argument with this dest (`("--gpus", "-g")`), else ()."""
+    spec = _argparse(model).specs.get(dest)
+    if spec is None:
+        return ()
+    return tuple(a.value for a in spec.node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                 and a.value.startswith("-"))

@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from typing import Iterator
 
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
+from ..sources.names import dotted
 from ..facts.conditions import in_one_gpu_actor, mentions_rank, only_rank_zero
 from ..facts.cuda import fixed_cuda_device
+from ..facts.bindings import semantic_model
 from ..facts.link import single_process_launches
+from ..facts.values import class_field_default, instance_field
 from ..facts.program import is_test_module
 from ..facts.script import literal
 from .context import PythonContext
@@ -59,6 +63,7 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             if not _conditional(ctx, site.node):
                 yield Report(site.node, f"every rank selects GPU {index}: the script {why}, so all its processes "
                              "share one GPU; use the local rank (int(os.environ['LOCAL_RANK']))")
+    yield from _devices_from_class_defaults(ctx, why)
     if dist.framework_places_devices:
         return  # the framework moves models and batches; a literal there is its business
     for site in facts.calls_to("torch.nn.parallel.DistributedDataParallel"):
@@ -93,6 +98,61 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         if device and not _conditional(ctx, site.node):
             yield Report(arg, f"'{device}' is the same GPU on every rank (the script {why}); "
                          "use torch.device('cuda', local_rank)")
+
+
+def _device_arguments(facts) -> Iterator[tuple[ast.AST, object]]:
+    """(expression, call) for each place a device is chosen: set_device, torch.device, .to, device=."""
+    for site in facts.calls_to("torch.cuda.set_device", "torch.device"):
+        arg = site.argument(0, "device")
+        if arg is not None:
+            yield arg, site
+    for site in facts.method_calls("to"):
+        if site.qualname is None:
+            arg = site.node.args[0] if site.node.args else site.keyword("device")
+            if arg is not None:
+                yield arg, site
+
+
+def _devices_from_class_defaults(ctx: PythonContext, why: str) -> Iterator[Report]:
+    """`torch.device(cfg.device)` where `cfg` is a config object whose `device` field keeps its
+    class default (a dataclass of experiment defaults, maybe in another module)."""
+    facts = ctx.facts
+    if "." not in facts.text:
+        return
+    model = semantic_model(facts)
+    seen: set = set()
+    for arg, site in _device_arguments(facts):
+        value = model.value_of(arg)
+        if isinstance(value, ast.Call) and (model.resolve(value.func) or "") == "torch.device" and len(value.args) == 1:
+            value = model.value_of(value.args[0])
+        found = instance_field(model, value) if isinstance(value, ast.Attribute) else None
+        if found is None or _conditional(ctx, site.node):
+            continue
+        klass = dotted(found.klass) or ""
+        if (klass, found.field) in seen:
+            continue
+        seen.add((klass, found.field))
+        if found.local:
+            device = fixed_cuda_device(class_field_default(model, klass, found.field))
+            if device:
+                yield Report(value, f"{klass}.{found.field} defaults to '{device}', the same GPU on every rank (the "
+                             f"script {why}); derive it from the local rank")
+        else:
+            yield Report(value, f"{klass}.{found.field} is the same GPU on every rank (the script {why}); derive it "
+                         "from the local rank", needs=("class-default-is-fixed-device",
+                                                       (("klass", klass), ("field", found.field))))
+
+
+@decider("class-default-is-fixed-device")
+def _decide_class_default(finding, project, params):
+    """Keep the finding when the class (another module's) defaults the field to one fixed GPU."""
+    symbol = project.program.symbol(finding.path, params["klass"])
+    default = symbol.klass.field_defaults.get(params["field"]) if symbol is not None and symbol.klass else None
+    device = fixed_cuda_device(ast.Constant(default)) if isinstance(default, (str, int)) and not isinstance(default, bool) else None
+    if device is None or not isinstance(default, str):
+        return None
+    return replace(finding, message=f"{params['klass']}.{params['field']} defaults to '{device}' ({symbol.path}:"
+                   f"{symbol.klass.row}), the same GPU on every rank; derive it from the local rank")
 
 
 _READ_ONLY_QUERIES = ("get_device_properties", "get_device_name", "get_device_capability", "mem_get_info",

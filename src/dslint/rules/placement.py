@@ -164,15 +164,19 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
     unindexed = _unindexed_cuda(facts)
     barriers = [s for s in facts.calls_to("torch.distributed.barrier") if s.keyword("device_ids") is None]
     fsdp = [s for s in facts.calls_to(*FSDP) if s.keyword("device_id") is None and not s.has_star_kwargs]
-    if unindexed is None and not barriers and not fsdp:
+    pinned = [s for s in facts.calls_to("torch.utils.data.DataLoader") if literal(s.keyword("pin_memory")) is True]
+    if unindexed is None and not barriers and not fsdp and not pinned:
         return  # every placement names its device and nothing guesses one
     for site in facts.calls_to(INIT_PG):
         if site.keyword("device_id") is not None or site.has_star_kwargs or literal(site.keyword("world_size")) == 1:
             continue
         nccl = _backend_is_nccl(facts, site)
-        if nccl is False or (nccl is None and unindexed is None and not fsdp):
+        if nccl is False or (nccl is None and unindexed is None and not fsdp and not pinned):
             continue
-        if fsdp:
+        if pinned and unindexed is None and not fsdp:
+            symptom = (f"the DataLoader on line {pinned[0].node.lineno} pins memory, which creates a CUDA context "
+                       "on cuda:0 in every rank")
+        elif fsdp:
             symptom = (f"FullyShardedDataParallel on line {fsdp[0].node.lineno} has no device_id, so every rank "
                        "computes on torch.cuda.current_device(), cuda:0")
         elif unindexed is not None:
