@@ -116,3 +116,13 @@ def test_epoch_loop_in_one_method_over_a_call_of_another():
     assert epoch_iterated_params(trainer) == {"loader": ("run", span, "self.epochs")}
     assert init.param_for(1, None, method=True) == "loader"
     assert init.param_for(None, "loader", method=True) == "loader"
+
+
+def test_a_function_is_referenced_only_by_imports_that_resolve_to_its_module():
+    index = ProgramIndex({
+        "train_ds.py": module(functions=[FunctionSummary("load_checkpoint", 3)], main=True),
+        "train.py": module(functions=[FunctionSummary("load_checkpoint", 3)], main=True),
+        "tests/test_train.py": module(from_import("train", "load_checkpoint")),
+    })
+    assert index.referenced_elsewhere("train.py", "load_checkpoint")
+    assert not index.referenced_elsewhere("train_ds.py", "load_checkpoint")

@@ -231,7 +231,9 @@ class ProgramIndex:
                     return True  # (None: a package import that may re-export it; say it is used)
             for call in exports.calls:
                 if call.local.rsplit(".", 1)[-1] == name:
-                    return True
+                    symbol = self.symbol(other, call.local)
+                    if symbol is None or norm_path(symbol.path) == target:
+                        return True  # (unresolved: it may be this one)
         return False
 
     def model_parallelism(self, path: str) -> Optional[str]:
