@@ -46,11 +46,7 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST]) -> bool
     }
     if dataset is None:
         return True  # unknown dataset: say nothing
-    expr = dataset
-    if isinstance(expr, ast.Name):
-        assigned = facts.assignments_to(expr.id)
-        if len(assigned) == 1:
-            expr = assigned[0].value
+    expr = semantic_model(facts).value_of(dataset)
     if isinstance(expr, ast.Call):
         name = facts.resolve(expr.func) or dotted(expr.func) or ""
         last = name.rsplit(".", 1)[-1]
@@ -70,16 +66,16 @@ def _is_synthetic(ctx: PythonContext, dataset: Optional[ast.AST], site) -> bool:
     Only names count: a script that builds `TensorDataset(torch.randn(...))` inline may stand in
     for real data, and is still reported.
     """
-    facts = ctx.facts
-    expr, function = dataset, site.ctx.function
-    for _ in range(3):
+    model = semantic_model(ctx.facts)
+    expr = dataset
+    for _ in range(4):  # each name on the way may say what it is (`dummy = make(...)`)
         if isinstance(expr, ast.Name):
             if _SYNTHETIC_WORDS.search(expr.id):
                 return True
-            found = facts.assignments_to(expr.id, function)
-            if len(found) != 1:
+            value = model.assigned_value(expr)
+            if value is None:
                 return False
-            expr = found[0].value
+            expr = value
         elif isinstance(expr, ast.Call):
             name = dotted(expr.func) or ""
             return bool(_SYNTHETIC_WORDS.search(name.rsplit(".", 1)[-1]))
