@@ -320,3 +320,19 @@ def test_trainer_devices_from_an_option_the_launch_passes(project):
     project.write({"train.py": LIGHTNING_ENTRY,
                    "run.sh": "torchrun --standalone --nproc_per_node=8 train.py --gpus 8\n"})
     assert "DSL702" not in project.codes()
+
+
+def test_an_environment_variable_assigned_is_not_one_read(project):
+    """A single-process tool that sets RANK for a library is not launched with several ranks."""
+    project.write({"export.py": """import os
+
+import torch
+
+os.environ["RANK"] = "0"
+os.environ.setdefault("WORLD_SIZE", "1")
+model = torch.nn.Linear(4, 4).to("cuda:0")
+torch.cuda.set_device(0)
+"""})
+    assert project.codes() == []
+    project.write({"export.py": project.read("export.py").replace('os.environ["RANK"] = "0"', 'rank = int(os.environ["RANK"])')})
+    assert "DSL101" in project.codes()

@@ -29,8 +29,9 @@ class Evidence:
     node: ast.AST
 
 
-def _env_key(node: ast.AST) -> Optional[str]:
-    """`os.environ["LOCAL_RANK"]`, `os.environ.get("RANK")`, `os.getenv("WORLD_SIZE")` → the key."""
+def env_read_key(node: ast.AST) -> Optional[str]:
+    """`os.environ["LOCAL_RANK"]`, `os.environ.get("RANK")`, `os.getenv("WORLD_SIZE")` → the key
+    (the node itself, spelled with a literal key; values.env_accesses reads through bindings)."""
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "environ":
         key = _literal(node.slice)
         return key if isinstance(key, str) else None
@@ -116,7 +117,7 @@ class DistributedFacts:
             if trainer_is_multiprocess(site):
                 found.append(Evidence(f"builds a Lightning {site.attr} with several devices or a distributed strategy", site.node))
         for node in self.rank_env_reads:
-            found.append(Evidence(f"reads {_env_key(node)} from the environment (set by torchrun/deepspeed)", node))
+            found.append(Evidence(f"reads {env_read_key(node)} from the environment (set by torchrun/deepspeed)", node))
         for site in f.method_calls("add_argument"):
             if site.node.args and _literal(site.node.args[0]) in ("--local_rank", "--local-rank"):
                 found.append(Evidence("accepts --local_rank (passed by the deepspeed/torch.distributed launchers)", site.node))
@@ -124,14 +125,11 @@ class DistributedFacts:
 
     @cached_property
     def rank_env_reads(self) -> list[ast.AST]:
-        reads = []
-        for node, _ in self.facts.of_type(ast.Subscript):
-            if _env_key(node) in RANK_ENV_VARS:
-                reads.append(node)
-        for site in self.facts.method_calls("get") + self.facts.method_calls("getenv"):
-            if _env_key(site.node) in RANK_ENV_VARS:
-                reads.append(site.node)
-        return reads
+        """Reads (not writes) of the rank variables a launcher sets, through facts/values.py."""
+        from .bindings import semantic_model
+        from .values import env_accesses
+
+        return [a.node for a in env_accesses(semantic_model(self.facts)) if a.kind == "read" and a.key in RANK_ENV_VARS]
 
     @property
     def is_multiprocess(self) -> bool:

@@ -13,7 +13,7 @@ from ..facts.conditions import in_one_gpu_actor, mentions_rank, only_rank_zero
 from ..facts.cuda import fixed_cuda_device
 from ..facts.bindings import semantic_model
 from ..facts.link import single_process_launches
-from ..facts.values import class_field_default, instance_field
+from ..facts.values import class_field_default, env_writes, instance_field
 from ..facts.program import is_test_module
 from ..facts.script import literal
 from .context import PythonContext
@@ -24,11 +24,10 @@ _CUDA_INDEX = re.compile(r"^cuda:\d+$")
 
 def _cvd_set_per_rank(ctx: PythonContext) -> bool:
     """Scripts that pin CUDA_VISIBLE_DEVICES per rank legitimately use cuda:0 afterwards."""
-    for node, _ in ctx.facts.of_type(ast.Assign):
-        for target in node.targets:
-            if isinstance(target, ast.Subscript) and literal(target.slice) == "CUDA_VISIBLE_DEVICES":
-                if mentions_rank(ctx.facts, node.value) or not isinstance(node.value, ast.Constant):
-                    return True
+    for access in env_writes(semantic_model(ctx.facts), "CUDA_VISIBLE_DEVICES"):
+        value = access.value if access.kind == "write" else access.default
+        if value is not None and (mentions_rank(ctx.facts, value) or not isinstance(value, ast.Constant)):
+            return True
     return False
 
 

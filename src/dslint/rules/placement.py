@@ -7,11 +7,11 @@ from typing import Iterator, Optional
 from ..facts.bindings import semantic_model
 from ..facts.conditions import exclusive, mentions_rank, under_main_guard
 from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, set_device_sites
-from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, _env_key, trainer_is_multiprocess
+from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, env_read_key, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
-from ..facts.values import is_rank_expression
+from ..facts.values import env_writes, is_rank_expression
 from ..fixes import codemod_fixer, make_fix
 from ..model import Applicability, Severity
 from ..sources.names import dotted
@@ -48,7 +48,7 @@ def _global_rank_source(model, expr: Optional[ast.AST]) -> Optional[str]:
         value = model.value_of(value.args[0])
     if isinstance(value, ast.Call) and (model.resolve(value.func) or "").endswith("get_rank"):
         return "torch.distributed.get_rank()"
-    key = _env_key(value) if value is not None else None
+    key = env_read_key(value) if value is not None else None
     return f"the {key} environment variable" if key else "the global rank"
 
 
@@ -124,10 +124,7 @@ def _binds_device(facts: ScriptFacts) -> bool:
         return True
     if facts.calls_to("deepspeed.initialize", "deepspeed.init_inference"):
         return True  # the engine calls set_device(local_rank) itself
-    for node, _ in facts.of_type(ast.Subscript):
-        if literal(node.slice) == CVD:
-            return True
-    return False
+    return bool(env_writes(semantic_model(facts), CVD))  # each process then sees only its own GPU
 
 
 def _unindexed_cuda(facts: ScriptFacts) -> Optional[CallSite]:
@@ -146,7 +143,7 @@ def _local_rank_in_scope(facts: ScriptFacts, site: CallSite) -> Optional[str]:
             value = a.value
             inner = value.args[0] if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
                 and value.func.id == "int" and value.args else value
-            if _env_key(inner) == "LOCAL_RANK" or (a.name.lower().replace("_", "") == "localrank" and mentions_rank(facts, value)):
+            if env_read_key(inner) == "LOCAL_RANK" or (a.name.lower().replace("_", "") == "localrank" and mentions_rank(facts, value)):
                 candidates.append(a.name)
     if function is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for arg in function.args.args + function.args.kwonlyargs:
@@ -262,20 +259,16 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
 # -- DSL106 ----------------------------------------------------------------------------------
 
 def _cvd_writes(facts: ScriptFacts) -> Iterator[tuple[ast.AST, Optional[ast.AST], Context]]:
-    """(statement or call, value or None, context) for each write of CUDA_VISIBLE_DEVICES."""
-    for node, where in facts.of_type(ast.Assign):
-        for target in node.targets:
-            if isinstance(target, ast.Subscript) and literal(target.slice) == CVD and (dotted(target.value) or "").endswith("environ"):
-                yield node, node.value, where
-    for attr in ("putenv", "setdefault"):
-        for site in facts.method_calls(attr):
-            if len(site.node.args) == 2 and literal(site.node.args[0]) == CVD:
-                yield site.node, site.node.args[1], site.ctx
-    for site in facts.method_calls("update"):
-        if (site.receiver or "").endswith("environ") and site.node.args and isinstance(site.node.args[0], ast.Dict):
-            for key, value in zip(site.node.args[0].keys, site.node.args[0].values):
-                if key is not None and literal(key) == CVD:
-                    yield site.node, value, site.ctx
+    """(statement or call, value or None, context) for each write of CUDA_VISIBLE_DEVICES
+    (assignment, setdefault, update, putenv: facts/values.py's one reader of the environment)."""
+    model = semantic_model(facts)
+    for access in env_writes(model, CVD):
+        where = facts.context_of(access.node)
+        if where is None:
+            continue
+        node = where.parent if isinstance(access.node, ast.Subscript) and isinstance(where.parent, ast.stmt) \
+            else access.node
+        yield node, access.value if access.kind == "write" else access.default, where
 
 
 @python_rule("DSL106", "cuda-visible-devices-in-script", severity=Severity.WARNING)
@@ -441,7 +434,7 @@ def _needs_outside_launcher(facts: ScriptFacts, spawner: CallSite) -> Optional[t
         return all("__main__" in ast.unparse(g.test) for g, _ in where.guards)
 
     for node, where in facts.of_type(ast.Subscript):
-        if _env_key(node) == "LOCAL_RANK" and unconditional(where) and (
+        if env_read_key(node) == "LOCAL_RANK" and unconditional(where) and (
                 (where.function is spawner.ctx.function and _before(node, spawner.node))
                 or (where.at_import_time and not under_main_guard(where))):
             return node, 'reads os.environ["LOCAL_RANK"] (set only by an outside launcher)'
