@@ -329,10 +329,12 @@ def _field_default(node: ast.AST):
     return _literal_or_marker(node)
 
 
-def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") -> list[ProjectCall]:
-    """Calls whose callee is a name bound by an import (or an attribute of one)."""
+def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") -> tuple[tuple, list]:
+    """(the local names of every call of an imported name, the ProjectCalls among them that pass
+    a DataLoader: what another module's summary can tell more about)."""
+    called: set = set()
     out = []
-    loaders = bool(facts.calls_to(DATALOADER))  # no DataLoader built here: no argument is one
+    loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
     for site in facts.calls:
         root = site.node.func
         while isinstance(root, ast.Attribute):
@@ -342,24 +344,27 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
         local = _dotted(site.node.func)
         if not local:
             continue
+        called.add(local)
+        if not loaders:
+            continue
         arguments = []
         for position, arg in enumerate(site.node.args):
             if isinstance(arg, ast.Starred):
                 break
-            loader, row = summariser.loader_kind(arg) if loaders else (None, 0)
+            loader, row = summariser.loader_kind(arg)
             arguments.append(ArgumentFact(position, None, loader, row))
-        keywords = []
         for kw in site.node.keywords:
-            if kw.arg is None:
-                continue
-            keywords.append(kw.arg)
-            loader, row = summariser.loader_kind(kw.value) if loaders else (None, 0)
-            arguments.append(ArgumentFact(None, kw.arg, loader, row))
-        star = any(isinstance(a, ast.Starred) for a in site.node.args) or any(k.arg is None for k in site.node.keywords)
+            if kw.arg is not None:
+                loader, row = summariser.loader_kind(kw.value)
+                arguments.append(ArgumentFact(None, kw.arg, loader, row))
+        if not any(a.loader for a in arguments):
+            continue
         node = site.node
+        star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
         out.append(ProjectCall(local, node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1,
-                               tuple(arguments), tuple(keywords), star, getattr(site.ctx.function, "name", None)))
-    return out
+                               tuple(arguments), tuple(k.arg for k in node.keywords if k.arg), star,
+                               getattr(site.ctx.function, "name", None)))
+    return tuple(sorted(called)), out
 
 
 @dataclass
@@ -370,8 +375,8 @@ class ModuleExports:
     main_guard: bool = False
     functions: dict = field(default_factory=dict)  # top-level name -> FunctionSummary
     classes: dict = field(default_factory=dict)  # top-level name -> ClassSummary
-    constants: dict = field(default_factory=dict)  # top-level NAME -> literal value
-    calls: list = field(default_factory=list)  # ProjectCall, ...
+    calls: list = field(default_factory=list)  # ProjectCall, ... with a fact about an argument (a loader)
+    called: tuple = ()  # the local names of every call of an imported name (`utils.load`, `make_loader`)
     selects_device: bool = False  # at import time or in any function
     calls_set_epoch: bool = False  # anywhere in the module
     # Model parallelism the module shows ("tensor/pipeline groups", "device mesh", ...): the ranks
@@ -389,13 +394,9 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
             exports.functions[stmt.name] = summariser.function(stmt)
         elif isinstance(stmt, ast.ClassDef):
             exports.classes[stmt.name] = summariser.klass(stmt)
-        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            value = literal(stmt.value)
-            if value is not None and isinstance(value, (str, int, float, bool)):
-                exports.constants[stmt.targets[0].id] = value
     imported = {ref.local for ref in exports.imports if ref.local} | {
         local for ref in exports.imports for _, local in ref.names}
-    exports.calls = project_calls(facts, imported, summariser)
+    exports.called, exports.calls = project_calls(facts, imported, summariser)
     exports.selects_device = any(f.selects_device for f in exports.functions.values()) or any(
         m.selects_device for c in exports.classes.values() for m in c.methods.values()) or any(
         (site.qualname in DEVICE_SELECTORS or site.attr in ("set_device", "set_device_index"))
@@ -407,7 +408,25 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
             target.collective = (found.label, found.why, found.kind, row)
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.model_parallel = model_parallelism(facts)
+    _keep_what_matters(exports)
     return exports
+
+
+def _says_something(function: FunctionSummary) -> bool:
+    return bool(function.selects_device or function.loader_sampler or function.epoch_iterated or function.iterated
+                or function.looped_calls or function.calls_set_epoch or function.collective)
+
+
+def _keep_what_matters(exports: ModuleExports) -> None:
+    """Drop the summaries that state nothing a rule asks (most functions): every worker pickles
+    its summaries back and the cache stores them."""
+    exports.functions = {name: f for name, f in exports.functions.items() if _says_something(f)}
+    for name, klass in list(exports.classes.items()):
+        if not any(_says_something(m) for m in klass.methods.values()):
+            if not klass.field_defaults:
+                del exports.classes[name]
+                continue
+            klass.methods = {}
 
 
 # Megatron-style parallel state (`mpu.get_tensor_model_parallel_rank()`, `parallel_state.initialize_model_parallel`),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 from pathlib import PurePosixPath
 from dataclasses import dataclass
-from typing import Iterator, Optional
+from typing import Optional
 
 from .module_summary import ClassSummary, FunctionSummary, ModuleExports
 
@@ -210,15 +210,6 @@ class ProgramIndex:
             return Symbol(self.display.get(path, path), name, klass=exports.classes[name])
         return None
 
-    def calls_into(self, path: str, name: str) -> Iterator[tuple[str, object]]:
-        """(caller path, ProjectCall) for every project call that resolves to `name` defined in `path`."""
-        path = norm_path(path)
-        for caller, exports in self.modules.items():
-            for call in exports.calls:
-                symbol = self.symbol(caller, call.local)
-                if symbol is not None and norm_path(symbol.path) == path and symbol.name == name:
-                    yield self.display.get(caller, caller), call
-
     def referenced_elsewhere(self, path: str, name: str) -> bool:
         """Does another module import `name` from `path`, or call it through the module?"""
         target = norm_path(path)
@@ -229,9 +220,9 @@ class ProgramIndex:
                 if any(imported == name for imported, _ in ref.names) and \
                         self.module_file(other, ref.module, ref.level) in (target, None):
                     return True  # (None: a package import that may re-export it; say it is used)
-            for call in exports.calls:
-                if call.local.rsplit(".", 1)[-1] == name:
-                    symbol = self.symbol(other, call.local)
+            for local in exports.called:
+                if local.rsplit(".", 1)[-1] == name:
+                    symbol = self.symbol(other, local)
                     if symbol is None or norm_path(symbol.path) == target:
                         return True  # (unresolved: it may be this one)
         return False
