@@ -59,11 +59,23 @@ class ProgramIndex:
                 self._by_suffix.setdefault(".".join(parts[i:]), []).append(path)
         self._graph: Optional[dict[str, set]] = None
         self._closures: dict[str, frozenset] = {}
+        # The first name of every dotted module path the project holds: an absolute import
+        # starting with anything else (torch, numpy...) is a library's, found without a lookup.
+        self._heads = {suffix.split(".", 1)[0] for suffix in self._by_suffix}
+        self._found: dict[tuple, Optional[str]] = {}
 
     # -- imports ---------------------------------------------------------------------------
     def module_file(self, importer: str, module: str, level: int = 0) -> Optional[str]:
         """The project file an import names, or None (a library, or not found)."""
+        if not level and module.split(".", 1)[0] not in self._heads:
+            return None
         importer = norm_path(importer)
+        key = (posixpath.dirname(importer), module, level)
+        if key not in self._found:
+            self._found[key] = self._module_file(importer, module, level)
+        return self._found[key]
+
+    def _module_file(self, importer: str, module: str, level: int) -> Optional[str]:
         folder = posixpath.dirname(importer)
         if level:
             for _ in range(level - 1):
