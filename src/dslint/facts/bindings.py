@@ -540,9 +540,12 @@ class SemanticModel:
 
     def binding_of(self, name_node: Union[ast.Name, ast.Attribute]) -> Optional[Binding]:
         """The one binding that reaches this Name, or None when none or several may. For a read of
-        `self.x` in a method: the assignment of it that the read sees (the one `value_of` follows)."""
+        `self.x` in a method: the assignment of it that the read sees (the one `value_of` follows).
+        Any other expression has none."""
         if isinstance(name_node, ast.Attribute):
             return self._self_attribute_binding(name_node)
+        if not isinstance(name_node, ast.Name):
+            return None
         found = self.reaching(name_node.id, name_node)
         return found[0] if len(found) == 1 else None
 
