@@ -9,12 +9,14 @@ launcher sets cores // processes. Measured numbers: research/gpu-probe.md (2 x H
 """
 from __future__ import annotations
 
+import ast
 from typing import Iterator, Optional
 
+from ..facts.bindings import semantic_model
 from ..facts.link import TrainingSetup, link_setups
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
-from ..facts.script import literal
+from ..facts.values import constant
 from .context import PythonContext, SetupContext
 from .registry import Report, python_rule, setup_rule
 
@@ -25,8 +27,6 @@ MEASURED_STARVED = ("measured with ZeRO-2 offload + DeepSpeedCPUAdam on 2 x H200
                     "torchrun's OMP_NUM_THREADS=1 against 0.36 s with 16 threads per rank (3.7x slower; 2 GPUs "
                     "slower than 1)")
 MEASURED_LIGHTNING_TORCHRUN = "Lightning under torchrun measured 1.11 s per step against 0.64 s under Lightning's own launch"
-MEASURED_PIN = ("measured on 2 x H200: 0.644 s per step with strategy=\"deepspeed_stage_2_offload\" against 0.320 s "
-                "with DeepSpeedStrategy(stage=2, offload_optimizer=True, pin_memory=True) (2.0x)")
 
 
 def cpu_optimizer_work(setup: TrainingSetup) -> Optional[str]:
@@ -121,6 +121,7 @@ _OFFLOAD_STRINGS = {
     "deepspeed_stage_3_offload": (3, True),
 }
 _STRATEGY_CLASSES = ("lightning.pytorch.strategies.DeepSpeedStrategy", "lightning.fabric.strategies.DeepSpeedStrategy")
+_TRAINERS = ("lightning.pytorch.Trainer", "lightning.fabric.Fabric")
 
 
 def _strategy_module(ctx: PythonContext, site_qualname: str) -> str:
@@ -137,35 +138,54 @@ def _strategy_module(ctx: PythonContext, site_qualname: str) -> str:
 def offload_without_pinned_memory(ctx: PythonContext) -> Iterator[Report]:
     """Lightning's `*_offload` strategy strings and `DeepSpeedStrategy(offload_...=True)` leave
     `pin_memory=False`: every offload copy goes through pageable memory."""
-    for site in ctx.facts.calls_to("lightning.pytorch.Trainer", "lightning.fabric.Fabric"):
+    model = semantic_model(ctx.facts)
+    for site in _resolved_calls(ctx.facts, model, _TRAINERS):
         strategy = site.keyword("strategy")
-        value = literal(strategy)
-        if isinstance(value, str) and value.lower() in _OFFLOAD_STRINGS:
-            stage, params = _OFFLOAD_STRINGS[value.lower()]
-            if value.lower() == "deepspeed_stage_1_offload" and not site.qualname.startswith("lightning.fabric"):
-                continue  # not a Trainer strategy: Lightning raises on the name itself
-            module = _strategy_module(ctx, site.qualname)
+        string = model.value_of(strategy) if strategy is not None else None
+        value = string.value.lower() if isinstance(string, ast.Constant) and isinstance(string.value, str) else None
+        if value not in _OFFLOAD_STRINGS:
+            continue
+        if value == "deepspeed_stage_1_offload" and not site.qualname.startswith("lightning.fabric"):
+            continue  # not a Trainer strategy: Lightning raises on the name itself
+        stage, params = _OFFLOAD_STRINGS[value]
+        fix = None
+        if string is strategy or _only_use(model, strategy, string):
             fix = make_fix("explicit-deepspeed-strategy",
                            f"use DeepSpeedStrategy(stage={stage}, offload_optimizer=True, "
                            f"{'offload_parameters=True, ' if params else ''}pin_memory=True)",
-                           Applicability.UNSAFE, row=strategy.lineno, column=strategy.col_offset + 1,
-                           stage=stage, params=params, module=module)
-            yield Report(strategy,
-                         f"strategy={value!r} builds its offload blocks with pin_memory=False (Lightning's "
-                         f"DeepSpeedStrategy default): host-device copies go through pageable memory ({MEASURED_PIN}). "
-                         f"Pass DeepSpeedStrategy(..., pin_memory=True) instead; pinned buffers are page-locked "
-                         f"host RAM, so keep it off on memory-tight hosts.", fix=fix)
-    for site in ctx.facts.calls_to(*_STRATEGY_CLASSES):
-        keywords = {kw.arg: kw.value for kw in site.node.keywords}
-        if None in keywords or site.node.args or "config" in keywords or "pin_memory" in keywords:
-            continue
-        if not any(literal(keywords.get(k)) is True for k in ("offload_optimizer", "offload_parameters")):
+                           Applicability.UNSAFE, row=string.lineno, column=string.col_offset + 1,
+                           stage=stage, params=params, module=_strategy_module(ctx, site.qualname))
+        yield Report(strategy, f"strategy={string.value!r} offloads with pin_memory=False, so host-device copies "
+                     "go through pageable memory (2.0x slower steps measured); use DeepSpeedStrategy(..., "
+                     "pin_memory=True)", fix=fix)
+    for site in _resolved_calls(ctx.facts, model, _STRATEGY_CLASSES):
+        if not _offloads_unpinned(model, site.node):
             continue
         fix = make_fix("add-keyword", "add pin_memory=True", Applicability.UNSAFE,
                        row=site.node.lineno, column=site.node.col_offset + 1, keyword="pin_memory", value="True")
-        yield Report(site.node,
-                     f"DeepSpeedStrategy offloads with pin_memory=False (its default): host-device copies go through "
-                     f"pageable memory ({MEASURED_PIN}). Add pin_memory=True unless host RAM is tight.", fix=fix)
+        yield Report(site.node, "DeepSpeedStrategy offloads with pin_memory=False (its default), so host-device copies "
+                     "go through pageable memory (2.0x slower steps measured); add pin_memory=True unless host RAM "
+                     "is tight", fix=fix)
+
+
+def _resolved_calls(facts, model, qualnames: tuple) -> Iterator:
+    """Calls of these qualified names whose callee resolves there through the bindings at the call."""
+    return (site for site in facts.calls_to(*qualnames) if model.resolve(site.node.func) == site.qualname)
+
+
+def _only_use(model, name: ast.expr, value: ast.expr) -> bool:
+    """`name` is bound straight to `value` and read nowhere else: the value can be rewritten in place."""
+    binding = model.binding_of(name) if isinstance(name, ast.Name) else None
+    return binding is not None and binding.value is value and model.uses_of(binding) == [name]
+
+
+def _offloads_unpinned(model, call: ast.Call) -> bool:
+    """`DeepSpeedStrategy(offload_optimizer=True)` (values through bindings) with no `pin_memory`,
+    `config` or `**kwargs` that could set it."""
+    keywords = {kw.arg: kw.value for kw in call.keywords}
+    if None in keywords or call.args or "config" in keywords or "pin_memory" in keywords:
+        return False
+    return any(constant(model, keywords.get(k)) is True for k in ("offload_optimizer", "offload_parameters"))
 
 
 @codemod_fixer("add-keyword")

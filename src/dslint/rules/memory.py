@@ -1,87 +1,208 @@
-"""DSL4xx: memory — evaluation that records autograd graphs, unbounded DeepSpeed inference workspaces."""
+"""DSL4xx: memory — evaluation that records autograd graphs, unbounded DeepSpeed inference workspaces.
+
+The model rules ask two questions of the facts layer: *which object* a model expression is
+(`_identity`: through bindings, `self.x` set in `__init__`, `.to()`/`.eval()` chains and DDP's
+`.module`), and *whether autograd is off* where it runs (`_autograd_off`: `grad_disabled_at`,
+and the callers of a helper in the same module).
+"""
 from __future__ import annotations
 
 import ast
 import re
 from typing import Iterator, Optional
 
-from ..facts.script import ScriptFacts
+from ..facts.bindings import Binding, SemanticModel, semantic_model
+from ..facts.conditions import grad_disabled_at, runs_before
+from ..facts.script import CallSite, Context, ScriptFacts, iterated_expression, literal
+from ..facts.values import argparse_defaults, constant
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
-from ..facts.script import iterated_expression, literal
 from .context import PythonContext
 from .registry import Report, python_rule
 
+# -- which model an expression is ------------------------------------------------------------------
+
+# Module methods that return the module itself: `teacher.to(device).eval()` is still the teacher.
+_SAME_MODULE = frozenset(("to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
+                          "requires_grad_"))
+_CYCLE = object()
+
+
+def _identity(model: SemanticModel, expr: ast.AST, seen: frozenset = frozenset()):
+    """The object a model expression is, as a key: the call that built it, the binding it comes from
+    (a parameter, an import), or `self.<attr>` of a class when its value cannot be told; None when
+    several objects may reach it. `model.module` (DDP's wrapped module) is `model`."""
+    if id(expr) in seen:
+        return _CYCLE
+    if len(seen) > 12:
+        return None
+    seen = seen | {id(expr)}
+    if isinstance(expr, ast.Attribute):
+        cls = _self_class(model, expr.value)
+        if cls is not None:
+            value = model.value_of(expr, hops=1)
+            return ("self", cls, expr.attr) if value is expr else _identity(model, value, seen)
+        base = _identity(model, expr.value, seen)
+        if expr.attr == "module" or base is None or base is _CYCLE:
+            return base
+        return ("attr", base, expr.attr)
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Attribute) and func.attr in _SAME_MODULE:
+            return _identity(model, func.value, seen)
+        return expr
+    if not isinstance(expr, ast.Name):
+        return None
+    keys = set()
+    for value in model.values_of(expr, hops=1):
+        if value is expr:
+            found = model.reaching(expr.id, expr)
+            keys.add(found[0] if len(found) == 1 else None)
+        else:
+            keys.add(_identity(model, value, seen))
+    keys.discard(_CYCLE)
+    return keys.pop() if len(keys) == 1 else None
+
+
+def _self_class(model: SemanticModel, expr: ast.AST) -> Optional[ast.ClassDef]:
+    """The class when `expr` is the first parameter (`self`) of one of its methods, else None."""
+    binding = model.binding_of(expr) if isinstance(expr, ast.Name) else None
+    if binding is None or binding.kind != "parameter" or binding.position != 0:
+        return None
+    method, cls = binding.scope.node, binding.scope.parent
+    if cls is None or cls.kind != "class" or _is_static(method):
+        return None
+    return cls.node
+
+
+def _is_static(function: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+               for d in getattr(function, "decorator_list", ()))
+
+
+def _forward_target(call: ast.Call) -> Optional[ast.expr]:
+    """The module a call runs: `model(x)` and `model.forward(x)` → `model` (`model.generate` is not
+    a forward: Hugging Face runs it under no_grad)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "forward":
+        func = func.value
+    return func if isinstance(func, (ast.Name, ast.Attribute)) else None
+
+
+def _runs(model: SemanticModel, call: ast.Call, key) -> bool:
+    target = _forward_target(call)
+    return target is not None and _identity(model, target) == key
+
+
+def _method_of(model: SemanticModel, call: ast.Call, names, key) -> bool:
+    """`<the model>.<one of names>(...)`."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr in names and _identity(model, func.value) == key
+
+
+# -- where autograd is off --------------------------------------------------------------------------
+
 _NO_GRAD = ("no_grad", "inference_mode")
-# Calls that show the function trains or wants gradients: wrapping it in no_grad would break it.
-_WANTS_GRAD = frozenset(("backward", "step", "zero_grad", "grad", "requires_grad_", "enable_grad", "set_grad_enabled",
-                         "clip_grad_norm_", "manual_backward"))
 
 
-def _is_grad_off(facts: ScriptFacts, expr: ast.AST) -> bool:
-    """`torch.no_grad()`, `torch.inference_mode()`, `torch.set_grad_enabled(False)` (or a name bound to one)."""
-    if isinstance(expr, ast.Name):
-        return any(_is_grad_off(facts, a.value) for a in facts.assignments_to(expr.id))
-    target = expr.func if isinstance(expr, ast.Call) else expr
-    name = (facts.resolve(target) or dotted(target) or "").rsplit(".", 1)[-1]
-    if name in _NO_GRAD:
+def _callee_name(model: SemanticModel, expr: ast.AST) -> str:
+    """The qualified name of an imported callee, or the name of the def of this module it is bound to."""
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    name = model.resolve(expr)
+    if name:
+        return name
+    binding = model.binding_of(expr) if isinstance(expr, ast.Name) else None
+    return binding.node.name if binding is not None and binding.kind == "def" else ""
+
+
+def _turns_grad_off(model: SemanticModel, expr: ast.AST) -> bool:
+    """`torch.no_grad()`, `inference_mode()`, `set_grad_enabled(False)`, a name bound to one of them,
+    or a decorator of this module named like them (YOLOv5's `@smart_inference_mode()`)."""
+    expr = model.value_of(expr)
+    name = _callee_name(model, expr)
+    if name.endswith(_NO_GRAD):
         return True
-    if name == "set_grad_enabled" and isinstance(expr, ast.Call) and expr.args:
-        return literal(expr.args[0]) is False
-    return False
+    return (name.endswith("set_grad_enabled") and isinstance(expr, ast.Call) and bool(expr.args)
+            and literal(expr.args[0]) is False)
 
 
-def _decorated_grad_off(facts: ScriptFacts, function: ast.AST) -> bool:
-    for dec in getattr(function, "decorator_list", ()):
-        target = dec.func if isinstance(dec, ast.Call) else dec
-        name = (facts.resolve(target) or dotted(target) or "").rsplit(".", 1)[-1]
-        # also project wrappers such as YOLOv5's @smart_inference_mode()
-        if any(word in name for word in _NO_GRAD) or name in ("enable_grad", "set_grad_enabled"):
-            return True
-    return False
-
-
-def _grad_off_around(facts: ScriptFacts, node: ast.AST) -> bool:
-    where = facts.context_of(node)
-    if where is None:
+def _grad_off_here(facts: ScriptFacts, model: SemanticModel, ctx: Context) -> bool:
+    if grad_disabled_at(facts, ctx):
         return True
-    if any(_is_grad_off(facts, item.context_expr) for w in where.withs for item in w.items):
+    # What grad_disabled_at does not read yet: set_grad_enabled(False), a bound context, a local decorator.
+    managers = [item.context_expr for w in ctx.withs for item in w.items]
+    return any(_turns_grad_off(model, e) for e in (*managers, *getattr(ctx.function, "decorator_list", ())))
+
+
+def _autograd_off(facts: ScriptFacts, model: SemanticModel, node: ast.AST, depth: int = 0) -> bool:
+    """Autograd is off where `node` runs: under a no-grad context or decorator there, or in a function
+    whose every call in this module is such a place (an evaluation helper of a no_grad caller)."""
+    ctx = facts.context_of(node)
+    if ctx is None or _grad_off_here(facts, model, ctx):
         return True
-    return where.function is not None and _decorated_grad_off(facts, where.function)
-
-
-def _framework_runs_without_grad(facts: ScriptFacts, function: ast.AST) -> bool:
-    """Lightning runs validation/test/predict hooks under no_grad; skip any method of a Lightning class."""
-    where = facts.context_of(function)
-    cls = where.class_ if where else None
-    if cls is None:
+    function = ctx.function
+    if depth >= 4 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    return any("lightning" in (facts.resolve(b) or "").lower() or "Lightning" in (dotted(b) or "") for b in cls.bases)
+    calls = _calls_of(facts, model, function)
+    return bool(calls) and all(_autograd_off(facts, model, call, depth + 1) for call, _ in calls)
 
 
-def _function_calls(facts: ScriptFacts, function: ast.AST):
-    return [site for site in facts.calls if site.ctx.function is function]
+def _calls_of(facts: ScriptFacts, model: SemanticModel, function: ast.AST) -> list[tuple[ast.Call, int]]:
+    """The calls of a def in its module, each with how many arguments the call leaves out in front
+    (`self`): `f(...)` reaching the def, `self.f(...)` in its class, `Cls(...)` for `__init__`."""
+    outer = model.scope_of(function)
+    sites = facts.method_calls(function.name)
+    if outer.kind != "class":
+        return [(s.node, 0) for s in sites if _binds_to(model, s.node.func, function)]
+    cls = outer.node
+    skipped = 0 if _is_static(function) else 1
+    calls = [(s.node, skipped) for s in sites
+             if isinstance(s.node.func, ast.Attribute) and _self_class(model, s.node.func.value) is cls]
+    if function.name == "__init__":
+        calls += [(s.node, 1) for s in facts.method_calls(cls.name) if _binds_to(model, s.node.func, cls)]
+    return calls
 
 
-def _callers_turn_grad_off(facts: ScriptFacts, function: ast.AST) -> bool:
-    """Some caller in this module already runs it under no_grad (or passes it on, e.g. as a callback)."""
-    name = function.name
-    for site in facts.method_calls(name):
-        if site.receiver not in (None, "self"):
-            continue
-        if _grad_off_around(facts, site.node):
-            return True
+def _binds_to(model: SemanticModel, expr: ast.AST, definition: ast.AST) -> bool:
+    if not isinstance(expr, ast.Name):
+        return False
+    found = model.reaching(expr.id, expr)
+    return len(found) == 1 and found[0].node is definition
+
+
+def _passed_on(facts: ScriptFacts, model: SemanticModel, function: ast.AST) -> bool:
+    """The def is referenced other than by calling it (a callback, a hook): who runs it is unknown."""
+    called = {id(site.node.func) for site in facts.method_calls(function.name)}
     for node, _ in facts.of_type(ast.Attribute):
-        if node.attr == name and isinstance(node.ctx, ast.Load) and not _is_call_func(facts, node):
+        if node.attr == function.name and isinstance(node.ctx, ast.Load) and id(node) not in called:
             return True
-    return False
+    outer = model.scope_of(function)
+    if outer.kind == "class":
+        return False
+    own = [b for b in outer.bindings.get(function.name, ()) if b.node is function]
+    return any(id(use) not in called for b in own for use in model.uses_of(b))
 
 
-def _is_call_func(facts: ScriptFacts, node: ast.AST) -> bool:
-    where = facts.context_of(node)
-    parent = where.parent if where else None
-    return isinstance(parent, ast.Call) and parent.func is node
+def _calls_in(model: SemanticModel, function: ast.AST) -> list[ast.Call]:
+    return model.calls_in(function) if function is not None else []
+
+
+def _attr(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+# -- DSL401: evaluation with autograd on ------------------------------------------------------------
+
+# Calls that show the function trains or wants gradients: wrapping it in no_grad would break it.
+_WANTS_GRAD = frozenset(("backward", "manual_backward", "step", "zero_grad", "grad", "requires_grad_", "enable_grad",
+                         "set_grad_enabled", "clip_grad_norm_"))
+_EVAL_FUNCTION = re.compile(r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test)($|_)", re.IGNORECASE)
+_EVAL_DATA = re.compile(r"val|eval|test|dev", re.IGNORECASE)
+_MODEL_NAMES = re.compile(r"(^|_)(model|net|network|engine|module|encoder|decoder|classifier|ddp_model|model_engine)$")
+_NOT_MODELS = ("def", "class", "import", "from-import")
 
 
 @python_rule("DSL401", "eval-without-no-grad", severity=Severity.WARNING, fix=Applicability.UNSAFE)
@@ -90,123 +211,127 @@ def eval_without_no_grad(ctx: PythonContext) -> Iterator[Report]:
     facts = ctx.facts
     if not facts.uses("torch"):
         return
-    seen = set()
-    for function, model in _named_eval_loops(facts):
-        if id(function) in seen:
+    model = semantic_model(facts)
+    checked = set()
+    for function, target in (*_named_eval_loops(facts, model), *_eval_calls(facts)):
+        if function in checked:
             continue
-        seen.add(id(function))
-        report = _check_eval_function(ctx, function, model)
+        checked.add(function)
+        check = _check_eval_function if function is not None else _check_module_level
+        report = check(ctx, model, function, target)
         if report is not None:
             yield report
+
+
+def _eval_calls(facts: ScriptFacts):
+    """(function or None at module level, model) for each `model.eval()`."""
     for site in facts.method_calls("eval"):
-        function = site.ctx.function
-        if site.node.args or site.node.keywords or site.receiver is None:
+        call = site.node
+        if call.args or call.keywords or not isinstance(call.func, ast.Attribute):
             continue
-        if function is None:
-            if "<module>" not in seen:
-                seen.add("<module>")
-                report = _check_module_level(ctx, site.receiver)
-                if report is not None:
-                    yield report
-            continue
-        if isinstance(function, ast.Lambda) or id(function) in seen:
-            continue
-        seen.add(id(function))
-        report = _check_eval_function(ctx, function, site.receiver)
-        if report is not None:
-            yield report
+        if not isinstance(site.ctx.function, ast.Lambda):
+            yield site.ctx.function, call.func.value
 
 
-_EVAL_FUNCTION = re.compile(r"(^|_)(eval|evaluate|evaluation|validate|validation|valid|val|test)($|_)", re.IGNORECASE)
-_EVAL_DATA = re.compile(r"val|eval|test|dev", re.IGNORECASE)
-_MODEL_NAMES = re.compile(r"(^|_)(model|net|network|engine|module|encoder|decoder|classifier|ddp_model|model_engine)$")
-
-
-def _named_eval_loops(facts: ScriptFacts):
-    """(function, model) for evaluation functions by name that loop over evaluation data and call a model."""
+def _named_eval_loops(facts: ScriptFacts, model: SemanticModel):
+    """(function, model) for evaluation functions by name that loop over evaluation data and run a model."""
     for node, where in facts.of_type(ast.For):
         function = where.function
-        if function is None or isinstance(function, ast.Lambda) or not _EVAL_FUNCTION.search(function.name):
-            continue
-        if function.name.startswith("test_") or "train" in function.name.lower():
+        name = getattr(function, "name", "")
+        if not _EVAL_FUNCTION.search(name) or name.startswith("test_") or "train" in name.lower():
             continue
         data = dotted(iterated_expression(node.iter)) or ""
         if not (_EVAL_DATA.search(data) or "loader" in data.lower()):
             continue
         for inner in ast.walk(node):
-            if isinstance(inner, ast.Call):
-                name = dotted(inner.func) or ""
-                base = name[:-len(".module")] if name.endswith(".module") else name
-                base = base[:-len(".forward")] if base.endswith(".forward") else base
-                if _MODEL_NAMES.search(base.rsplit(".", 1)[-1]):
-                    yield function, base
-                    break
+            target = _forward_target(inner) if isinstance(inner, ast.Call) else None
+            if target is not None and _looks_like_a_model(model, target):
+                yield function, target
+                break
 
 
-def _check_eval_function(ctx: PythonContext, function: ast.AST, model: str) -> Optional[Report]:
+def _looks_like_a_model(model: SemanticModel, target: ast.expr) -> bool:
+    while isinstance(target, ast.Attribute) and target.attr == "module":
+        target = target.value
+    name = target.attr if isinstance(target, ast.Attribute) else target.id
+    key = _identity(model, target)
+    return bool(_MODEL_NAMES.search(name)) and key is not None and not (
+        isinstance(key, Binding) and key.kind in _NOT_MODELS)
+
+
+def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast.AST, target) -> Optional[Report]:
     facts = ctx.facts
-    if _decorated_grad_off(facts, function) or _framework_runs_without_grad(facts, function):
+    key = _identity(model, target)
+    if key is None or function.name.startswith("test_") or _in_lightning_module(model, function):
+        return None  # (a test_ function is a unit test of a forward; Lightning runs its hooks without grad)
+    calls = _calls_in(model, function)
+    if _wants_grad(model, function, calls):
         return None
-    if function.name.startswith("test_"):
-        return None  # a unit test checking a forward, not an evaluation loop
-    calls = _function_calls(facts, function)
-    if any(site.attr in _WANTS_GRAD for site in calls):
+    if any(_method_of(model, c, ("train",), key) for c in calls) and not _train_only_at_the_end(model, function, key):
         return None
-    if any(site.attr == "train" and site.receiver == model and not site.node.args for site in calls):
-        if not _train_only_at_the_end(function, model):
-            return None
-    forwards = [site for site in calls if _is_forward_of(site, model) and not _grad_off_around(facts, site.node)]
-    if not forwards:
+    forwards = [c for c in calls if _runs(model, c, key) and not _autograd_off(facts, model, c)]
+    if not forwards or _passed_on(facts, model, function):
         return None
-    if _callers_turn_grad_off(facts, function):
-        return None
-    first = forwards[0]
+    torch_name = _torch_name(model, function)
     fix = None
-    torch_name = _torch_alias(facts)
     if torch_name and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fix = make_fix("decorate-no-grad", f"Decorate {function.name}() with @{torch_name}.no_grad()",
                        Applicability.UNSAFE, row=function.lineno, name=function.name, torch=torch_name)
-    return Report(first.node, f"{function.name}() evaluates {model} (line {first.node.lineno}) with "
-                  "autograd on: every forward keeps its activations for a backward that never comes (training-size "
-                  "memory per batch, and every batch's graph if outputs are accumulated); run it under "
-                  "torch.no_grad() or torch.inference_mode()", fix=fix)
+    return Report(forwards[0], f"{function.name}() evaluates {ast.unparse(target)} with autograd on, so every forward "
+                  "keeps its activations for a backward that never comes; run it under torch.no_grad()", fix=fix)
 
 
-def _check_module_level(ctx: PythonContext, model: str) -> Optional[Report]:
+def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> Optional[Report]:
     """An inference script written at module level: `model.eval()` then forwards, nothing trains anywhere."""
     facts = ctx.facts
-    if any(site.attr in _WANTS_GRAD or site.attr in _BACKWARD for site in facts.calls):
+    key = _identity(model, target)
+    if key is None or any(site.attr in _WANTS_GRAD for site in facts.calls):
         return None
-    if any(site.attr == "train" and site.receiver == model for site in facts.calls):
+    if any(_method_of(model, site.node, ("train",), key) for site in facts.calls):
         return None
-    forwards = [site for site in facts.calls if site.ctx.function is None and _is_forward_of(site, model)
-                and not _grad_off_around(facts, site.node)]
+    forwards = [s.node for s in facts.calls if s.ctx.function is None and _runs(model, s.node, key)
+                and not _autograd_off(facts, model, s.node)]
     if not forwards:
         return None
-    first = forwards[0]
-    return Report(first.node, f"the script puts {model} in eval mode and runs it (line {first.node.lineno}) with autograd "
-                  "on: every forward keeps its activations for a backward that never comes; wrap the inference in "
-                  "`with torch.inference_mode():` (or torch.no_grad())")
+    return Report(forwards[0], f"the script runs {ast.unparse(target)} in eval mode with autograd on, so every forward "
+                  "keeps its activations for a backward that never comes; wrap it in `with torch.inference_mode():`")
 
 
-def _train_only_at_the_end(function: ast.AST, model: str) -> bool:
+def _wants_grad(model: SemanticModel, function: ast.AST, calls: list[ast.Call]) -> bool:
+    """The function trains or turns gradients on itself (`@torch.enable_grad()`)."""
+    decorators = [_callee_name(model, d) for d in function.decorator_list]
+    return (any(_attr(c) in _WANTS_GRAD for c in calls)
+            or any(n.endswith(("enable_grad", "set_grad_enabled")) for n in decorators))
+
+
+def _train_only_at_the_end(model: SemanticModel, function: ast.AST, key) -> bool:
     """`model.eval() ... model.train()` as the last statement restores the mode; anything else trains here."""
-    last = function.body[-1] if function.body else None
-    if isinstance(last, ast.Return) and len(function.body) > 1:
-        last = function.body[-2]
-    return (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) and isinstance(last.value.func, ast.Attribute)
-            and last.value.func.attr == "train" and dotted(last.value.func.value) == model)
+    body = function.body
+    last = body[-2] if len(body) > 1 and isinstance(body[-1], ast.Return) else body[-1]
+    return (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
+            and _method_of(model, last.value, ("train",), key))
 
 
-def _is_forward_of(site, model: str) -> bool:
-    """`model(x)`, `model.module(x)`, `model.forward(x)` — not `model.generate`, which HF runs under no_grad."""
-    return dotted(site.node.func) in (model, f"{model}.module", f"{model}.forward", f"{model}.module.forward")
+def _in_lightning_module(model: SemanticModel, function: ast.AST) -> bool:
+    """A method of a Lightning class (or of a local subclass of one): the Trainer runs its
+    validation, test and predict hooks without grad."""
+    cls, depth = model.class_of(function), 0
+    while cls is not None and depth < 4:
+        if any("lightning" in (model.resolve(b) or "").lower() or "Lightning" in ast.unparse(b) for b in cls.bases):
+            return True
+        local = [model.binding_of(b) for b in cls.bases if isinstance(b, ast.Name)]
+        cls = next((b.node for b in local if b is not None and b.kind == "class"), None)
+        depth += 1
+    return False
 
 
-def _torch_alias(facts: ScriptFacts) -> Optional[str]:
-    for local, qualified in facts.imports.names.items():
-        if qualified == "torch":
-            return local
+def _torch_name(model: SemanticModel, function: ast.AST) -> Optional[str]:
+    """A name that is the `torch` module where the function's decorators run, or None."""
+    for name, bindings in model.module.bindings.items():
+        if any(b.kind == "import" and b.qualname == "torch" for b in bindings):
+            found = model.reaching(name, function)
+            if found and all(b.kind == "import" and b.qualname == "torch" for b in found):
+                return name
     return None
 
 
@@ -231,111 +356,88 @@ def _decorate_no_grad(module, positions, params):
     return module.deep_replace(target, target.with_changes(decorators=[*target.decorators, decorator]))
 
 
+# -- DSL403: DeepSpeed inference workspace ------------------------------------------------------------
+
 # Per-token workspace bytes grow with the batch; from ~32 sequences a 7B model's 1024-token
 # workspace (~0.7 GB per sequence) outgrows what is free on an 80 GB GPU next to its weights.
 _LARGE_BATCH = 32
-
-
-def _largest_batch_size(facts: ScriptFacts) -> Optional[int]:
-    """The largest batch written in the script: `batch_size=`, a `--batch_size` default, `[prompt] * n`."""
-    sizes = []
-    for site in facts.calls:
-        value = literal(site.keyword("batch_size"))
-        if isinstance(value, int) and not isinstance(value, bool):
-            sizes.append(value)
-        if site.attr == "add_argument" and site.node.args and "batch" in str(literal(site.node.args[0]) or ""):
-            default = literal(site.keyword("default"))
-            if isinstance(default, int) and not isinstance(default, bool):
-                sizes.append(default)
-    for node, _ in facts.of_type(ast.BinOp):
-        # a batch of prompts built as `["prompt"] * 150` (report 2's shape)
-        if isinstance(node.op, ast.Mult) and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List)):
-            count = literal(node.right if isinstance(node.left, ast.List) else node.left)
-            if isinstance(count, int) and not isinstance(count, bool):
-                sizes.append(count)
-    return max(sizes) if sizes else None
-
-
-def _kwarg(site, *names):
-    for name in names:
-        value = site.keyword(name)
-        if value is not None:
-            return value
-    return None
+_TOKEN_LIMITS = frozenset(("max_out_tokens", "max_tokens"))
 
 
 @python_rule("DSL403", "ds-inference-workspace-unbounded", severity=Severity.WARNING)
 def ds_inference_workspace_unbounded(ctx: PythonContext) -> Iterator[Report]:
     """init_inference with kernel injection and no max_out_tokens: the workspace takes nearly all free GPU memory."""
     facts = ctx.facts
-    if not facts.calls_to("deepspeed.init_inference") or facts.uses("diffusers"):
+    sites = facts.calls_to("deepspeed.init_inference")
+    if not sites or facts.uses("diffusers"):
         return  # (DeepSpeed's diffusers attention fixes its own workspace at 4096 tokens)
-    batch = _largest_batch_size(facts)
+    model = semantic_model(facts)
+    batch = _largest_batch_size(facts, model)
     if batch is None or batch < _LARGE_BATCH:
         return
-    for site in facts.calls_to("deepspeed.init_inference"):
-        if site.has_star_kwargs:
+    for site in sites:
+        settings = _inference_settings(model, site)
+        if settings is None or _TOKEN_LIMITS & settings.keys():
             continue
-        config = site.keyword("config")
-        config_value = literal(config) if config is not None else {}
-        if not isinstance(config_value, dict):
-            continue  # a JSON path or a built dict: we cannot see it
-        inject = _kwarg(site, "replace_with_kernel_inject", "kernel_inject")
-        injected = literal(inject) if inject is not None else config_value.get(
-            "replace_with_kernel_inject", config_value.get("kernel_inject"))
-        if injected is not True:
-            continue
-        if _kwarg(site, "max_out_tokens", "max_tokens") is not None or {"max_out_tokens", "max_tokens"} & set(config_value):
-            continue
-        yield Report(site.node, "deepspeed.init_inference with kernel injection and no max_out_tokens: on the first "
-                     "forward DeepSpeed sizes its workspace for max_out_tokens (default 1024) tokens of the whole "
-                     f"batch (this script batches up to {batch}), capped only by the GPU memory free at that moment "
-                     "minus ~0.5 GB, and allocates it "
-                     "outside PyTorch's allocator (torch.cuda.memory_* do not show it); the next PyTorch allocation, "
-                     "e.g. the logits, runs out of memory. Pass max_out_tokens=<prompt + new tokens>")
+        inject = settings.get("replace_with_kernel_inject", settings.get("kernel_inject"))
+        if constant(model, inject) is True:
+            yield Report(site.node, f"kernel injection without max_out_tokens: at batch {batch} DeepSpeed's workspace "
+                         "takes all free GPU memory but ~0.5 GB and the next allocation runs out; pass "
+                         "max_out_tokens=<prompt + new tokens>")
+
+
+def _largest_batch_size(facts: ScriptFacts, model: SemanticModel) -> Optional[int]:
+    """The largest batch the script writes: a `batch_size=` argument, a `--batch_size` default,
+    `[prompt] * n` (report 2's shape), each through bindings."""
+    sizes = [constant(model, site.keyword("batch_size")) for site in facts.calls]
+    sizes += [constant(model, default) for dest, default in argparse_defaults(model).items() if "batch" in dest]
+    for node, _ in facts.of_type(ast.BinOp):
+        if isinstance(node.op, ast.Mult) and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List)):
+            sizes.append(constant(model, node.right if isinstance(node.left, ast.List) else node.left))
+    return max((s for s in sizes if isinstance(s, int) and not isinstance(s, bool)), default=None)
+
+
+def _inference_settings(model: SemanticModel, site: CallSite) -> Optional[dict[str, ast.expr]]:
+    """The keyword arguments of an init_inference call merged with its `config` dict (DeepSpeed
+    merges them too), or None when some cannot be seen (`**kwargs`, a JSON path, a built config)."""
+    call = site.node
+    if site.has_star_kwargs or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    config = site.argument(1, "config")
+    settings: Optional[dict] = {}
+    if config is not None and not (isinstance(config, ast.Constant) and config.value is None):
+        settings = _written_dict(model, config)
+        if settings is None:
+            return None
+    return {**settings, **{k.arg: k.value for k in call.keywords if k.arg != "config"}}
+
+
+def _written_dict(model: SemanticModel, expr: ast.expr) -> Optional[dict[str, ast.expr]]:
+    """Key → value expression of a dict written in this module (`{...}` or `dict(k=v)`), followed
+    through names used nowhere else; None when it cannot be seen whole (`**more`, a path, a name
+    used elsewhere too, which may change it)."""
+    for _ in range(4):
+        if not isinstance(expr, ast.Name):
+            break
+        binding = model.binding_of(expr)
+        if binding is None or any(use is not expr for use in model.uses_of(binding)):
+            return None
+        expr = model.assigned_value(expr)
+    if isinstance(expr, ast.Dict):
+        keys = [constant(model, k) if k is not None else None for k in expr.keys]
+        return dict(zip(keys, expr.values)) if all(isinstance(k, str) for k in keys) else None
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "dict" and not expr.args
+            and not model.reaching("dict", expr.func) and all(k.arg for k in expr.keywords)):
+        return {k.arg: k.value for k in expr.keywords}
+    return None
 
 
 # -- DSL402: a frozen (eval-only) model run with autograd on inside a training step -------------------
 
 _BACKWARD = ("backward", "manual_backward")
 _TRAINING_HOOKS = ("training_step",)
-
-
-def _eval_targets(facts: ScriptFacts) -> dict[str, ast.Call]:
-    """Models put in eval mode: `teacher.eval()` or `teacher = load(...).eval()` → the `.eval()` call."""
-    found: dict[str, ast.Call] = {}
-    for site in facts.method_calls("eval"):
-        if site.node.args or site.node.keywords or not isinstance(site.node.func, ast.Attribute):
-            continue
-        parent = site.ctx.parent
-        if isinstance(parent, ast.Expr) and site.receiver:
-            found.setdefault(site.receiver, site.node)
-        elif isinstance(parent, ast.Assign) and parent.value is site.node and len(parent.targets) == 1:
-            name = dotted(parent.targets[0])
-            if name:
-                found.setdefault(name, site.node)
-    return found
-
-
-def _is_trained_or_handed_on(facts: ScriptFacts, name: str) -> bool:
-    """Anything that may train or freeze the model: .train(), its parameters, requires_grad_, passing it on."""
-    for site in facts.calls:
-        func = site.node.func
-        if isinstance(func, ast.Attribute):
-            base = ast.unparse(func.value)
-            if base in (name, f"{name}.eval()", f"{name}.module") and func.attr in (
-                    "train", "parameters", "named_parameters", "requires_grad_", "state_dict", "load_state_dict"):
-                return True
-        for arg in [*site.node.args, *(k.value for k in site.node.keywords)]:
-            if dotted(arg) == name:
-                return True
-    return False
-
-
-def _training_function(facts: ScriptFacts, function: ast.AST) -> bool:
-    if getattr(function, "name", "") in _TRAINING_HOOKS:
-        return True
-    return any(site.attr in _BACKWARD for site in _function_calls(facts, function))
+# Calls on a model that may train or freeze it.
+_TRAINS_OR_FREEZES = ("train", "parameters", "named_parameters", "requires_grad_", "state_dict", "load_state_dict")
 
 
 @python_rule("DSL402", "frozen-model-records-gradients", severity=Severity.WARNING, fix=Applicability.UNSAFE)
@@ -344,29 +446,102 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
     facts = ctx.facts
     if not facts.uses("torch"):
         return
-    targets = _eval_targets(facts)
-    if not targets:
-        return
-    for name, eval_call in targets.items():
-        forwards = facts.method_calls(name.rsplit(".", 1)[-1]) + facts.method_calls("forward") + facts.method_calls("module")
-        for site in forwards:
-            function = site.ctx.function
-            if function is None or dotted(site.node.func) not in (name, f"{name}.forward", f"{name}.module"):
-                continue
-            if _grad_off_around(facts, site.node) or not _training_function(facts, function):
-                continue
-            if _is_trained_or_handed_on(facts, name):
-                break
-            span = facts.lines.span_of_node(eval_call)
-            yield Report(site.node, f"{name} is only ever in eval mode (line {eval_call.lineno}) and never trained here, "
-                         f"but {getattr(function, 'name', 'this function')}() runs it with autograd on: its "
-                         "activations are kept for the backward and, where its output reaches the loss, every one of "
-                         f"its parameters gets a gradient buffer; freeze it ({name}.requires_grad_(False)) or run it "
-                         "under torch.no_grad()",
-                         fix=make_fix("freeze-eval-model", f"Freeze {name}: .eval().requires_grad_(False)",
-                                      Applicability.UNSAFE, row=span.start.row, column=span.start.column,
-                                      end_row=span.end.row, end_column=span.end.column))
-            break
+    model = semantic_model(facts)
+    evals = _eval_modes(facts, model)
+    decided = set()
+    for site in _training_step_calls(facts) if evals else ():
+        target = _forward_target(site.node)
+        key = _identity(model, target) if target is not None else None
+        if key not in evals or key in decided:
+            continue
+        before = [e for e in evals[key] if e.ctx.function is None or runs_before(e.node, e.ctx, site.node, site.ctx)]
+        if not before or _autograd_off(facts, model, site.node):
+            continue
+        decided.add(key)
+        if _may_train(facts, model, key, target) or not _runs_another_model(model, site, key):
+            continue
+        name, eval_call = ast.unparse(target), before[0].node
+        span = facts.lines.span_of_node(eval_call)
+        yield Report(site.node, f"{name} is only in eval mode (line {eval_call.lineno}), yet "
+                     f"{site.ctx.function.name}() runs it with autograd on and records its graph; freeze it "
+                     "(.requires_grad_(False)) or call it under torch.no_grad()",
+                     fix=make_fix("freeze-eval-model", f"Freeze {name}: .eval().requires_grad_(False)",
+                                  Applicability.UNSAFE, row=span.start.row, column=span.start.column,
+                                  end_row=span.end.row, end_column=span.end.column))
+
+
+def _runs_another_model(model: SemanticModel, site: CallSite, key) -> bool:
+    """Does the training step also run another model (a student, a policy)? If not, the step's
+    backward trains `key` itself (linear probing keeps a backbone in eval mode for its BatchNorm
+    statistics, and a loss function is no model)."""
+    for call in _calls_in(model, site.ctx.function):
+        target = _forward_target(call)
+        other = _identity(model, target) if target is not None else None
+        if other is None or other == key or (isinstance(other, Binding) and other.kind in _NOT_MODELS):
+            continue
+        if _looks_like_a_model(model, target) or _TRAINED_NAMES.search(ast.unparse(target)):
+            return True
+    return False
+
+
+# Models a training step trains next to a frozen one (distillation, RLHF, GANs).
+_TRAINED_NAMES = re.compile(r"student|actor|policy|critic|generator|discriminator", re.IGNORECASE)
+
+
+def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
+    """Model → the `.eval()` calls on it (`teacher.eval()`, `teacher = load(...).eval()`)."""
+    found: dict = {}
+    for site in facts.method_calls("eval"):
+        call = site.node
+        if not call.args and not call.keywords and isinstance(call.func, ast.Attribute):
+            key = _identity(model, call.func.value)
+            if key is not None:
+                found.setdefault(key, []).append(site)
+    return found
+
+
+def _training_step_calls(facts: ScriptFacts) -> list[CallSite]:
+    """Calls in functions that run a backward, or in Lightning's `training_step`, in source order."""
+    steps = {site.ctx.function for name in _BACKWARD for site in facts.method_calls(name)}
+    steps = {f for f in steps if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    steps |= {node for node, _ in facts.of_type(ast.FunctionDef) if node.name in _TRAINING_HOOKS}
+    return sorted((s for s in facts.calls if s.ctx.function in steps), key=lambda s: (s.node.lineno, s.node.col_offset))
+
+
+def _may_train(facts: ScriptFacts, model: SemanticModel, key, target: ast.expr) -> bool:
+    """The module may train or freeze the model: calls `.train()`, `.parameters()` (for an optimizer,
+    or to freeze them one by one), `requires_grad_` on it or on the object that holds it
+    (`self.parameters()` for `self.teacher`), or hands it to a call dslint does not follow
+    (`freeze(teacher)`, `DDP(teacher)`); a parameter counts with what this module's callers pass."""
+    keys, passing = _with_arguments(facts, model, key)
+    holder = _self_class(model, target.value) if isinstance(target, ast.Attribute) else None
+    for site in facts.calls:
+        call, func = site.node, site.node.func
+        if isinstance(func, ast.Attribute) and func.attr in _TRAINS_OR_FREEZES:
+            if _identity(model, func.value) in keys or (holder and _self_class(model, func.value) is holder):
+                return True
+        if call in passing:
+            continue
+        arguments = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+        if any(not isinstance(a, ast.Constant) and _identity(model, a) in keys for a in arguments):
+            return True
+    return False
+
+
+def _with_arguments(facts: ScriptFacts, model: SemanticModel, key) -> tuple[set, set]:
+    """The model, plus what the calls of its function in this module pass for it when it is a
+    parameter; and those calls."""
+    keys, calls = {key}, set()
+    if isinstance(key, Binding) and key.kind == "parameter" and key.position is not None:
+        for call, skipped in _calls_of(facts, model, key.scope.node):
+            index = key.position - skipped
+            given = call.args[index] if 0 <= index < len(call.args) else next(
+                (k.value for k in call.keywords if k.arg == key.name), None)
+            if given is not None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                keys.add(_identity(model, given))
+                calls.add(call)
+    keys.discard(None)
+    return keys, calls
 
 
 @codemod_fixer("freeze-eval-model")
