@@ -126,3 +126,23 @@ def test_a_function_is_referenced_only_by_imports_that_resolve_to_its_module():
     })
     assert index.referenced_elsewhere("train.py", "load_checkpoint")
     assert not index.referenced_elsewhere("train_ds.py", "load_checkpoint")
+
+
+def test_a_function_is_referenced_through_a_module_alias_or_a_package_reexport():
+    def calls(*names):
+        exports = module(main=True)
+        exports.called = names
+        return exports
+
+    base = {"utils/__init__.py": module(from_import("ckpt", "load", level=1)), "utils/ckpt.py": module(),
+            "other.py": module()}
+    aliased = ProgramIndex({**base, "train.py": _with(calls("ck.load"), plain_import("utils.ckpt", "ck"))})
+    assert aliased.referenced_elsewhere("utils/ckpt.py", "load")
+    assert not aliased.referenced_elsewhere("other.py", "load")
+    reexported = ProgramIndex({**base, "train.py": module(from_import("utils", "load"), main=True)})
+    assert reexported.referenced_elsewhere("utils/ckpt.py", "load")
+
+
+def _with(exports, *imports):
+    exports.imports = list(imports)
+    return exports

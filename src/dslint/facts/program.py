@@ -223,21 +223,46 @@ class ProgramIndex:
         return None
 
     def referenced_elsewhere(self, path: str, name: str) -> bool:
-        """Does another module import `name` from `path`, or call it through the module?"""
+        """Does another module import `name` from `path` (directly, or through a package that
+        re-exports it), or call it through the module (`utils.load(...)`)?"""
         target = norm_path(path)
         for other, exports in self.modules.items():
             if other == target:
                 continue
             for ref in exports.imports:
                 if any(imported == name for imported, _ in ref.names) and \
-                        self.module_file(other, ref.module, ref.level) in (target, None):
-                    return True  # (None: a package import that may re-export it; say it is used)
+                        self._exports_from(self.module_file(other, ref.module, ref.level), name, target):
+                    return True
             for local in exports.called:
-                if local.rsplit(".", 1)[-1] == name:
-                    symbol = self.symbol(other, local)
-                    if symbol is None or norm_path(symbol.path) == target:
-                        return True  # (unresolved: it may be this one)
+                head, _, last = local.rpartition(".")
+                if last == name and head and self._module_of(other, head) == target:
+                    return True
         return False
+
+    def _exports_from(self, module: Optional[str], name: str, target: str, depth: int = 0) -> bool:
+        """Is `name`, imported from `module`, the one defined in `target` (maybe re-exported)?"""
+        if module is None or depth > 3:
+            return False
+        if module == target:
+            return True
+        exports = self.modules.get(module)
+        return exports is not None and any(
+            imported == name and self._exports_from(self.module_file(module, ref.module, ref.level), name, target, depth + 1)
+            for ref in exports.imports for imported, _ in ref.names)
+
+    def _module_of(self, importer: str, dotted: str) -> Optional[str]:
+        """The project module a dotted local name stands for (`import a.b as m` → m; `from a import b` → b)."""
+        head, _, rest = dotted.partition(".")
+        for ref in self.modules[importer].imports:
+            for imported, bound in ref.names:
+                if bound == head:
+                    base = f"{ref.module}.{imported}" if ref.module else imported
+                    return self.module_file(importer, f"{base}.{rest}" if rest else base, ref.level)
+            if ref.local == head and not ref.names:
+                if ref.local != ref.module.split(".", 1)[0]:  # `import a.b as m`: m.c is a.b.c
+                    return self.module_file(importer, f"{ref.module}.{rest}" if rest else ref.module)
+                return self.module_file(importer, dotted)  # `import a.b`: the dotted name is the module
+        return None
 
     def model_parallelism(self, path: str) -> Optional[str]:
         """The model parallelism (tensor/pipeline groups, a device mesh) of a program `path` runs in."""
