@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..sources.names import dotted, root_name
 from .collectives import collective_functions
 from .script import ScriptFacts, assigned_name, iterated_expression, literal
 
@@ -127,17 +128,6 @@ def has_main_guard(tree: ast.Module) -> bool:
     return False
 
 
-def _dotted(expr: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(expr, ast.Attribute):
-        parts.append(expr.attr)
-        expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
-
-
 class _Summariser:
     def __init__(self, facts: ScriptFacts):
         from .bindings import semantic_model
@@ -154,9 +144,9 @@ class _Summariser:
     def loader_kind(self, expr: ast.AST) -> tuple[Optional[str], int]:
         """Is this expression a DataLoader, and with which sampler? ("plain", "distributed"...)."""
         if isinstance(expr, (ast.Name, ast.Attribute)):
-            if _dotted(expr) not in self.loader_names:
+            if dotted(expr) not in self.loader_names:
                 return None, 0
-        elif not (isinstance(expr, ast.Call) and (_dotted(expr.func) or "").endswith("DataLoader")):
+        elif not (isinstance(expr, ast.Call) and (dotted(expr.func) or "").endswith("DataLoader")):
             return None, 0
         value = self.model.value_of(expr)
         if not isinstance(value, ast.Call) or self.model.resolve(value.func) != DATALOADER:
@@ -206,12 +196,12 @@ class _Summariser:
         value = self.model.value_of(expr)
         if not isinstance(value, ast.Call):
             return False
-        name = self.model.resolve(value.func) or _dotted(value.func) or ""
+        name = self.model.resolve(value.func) or dotted(value.func) or ""
         last = name.rsplit(".", 1)[-1]
         if "Iterable" in last:
             return True
         local = self.facts.classes.get(last)
-        return local is not None and any("Iterable" in (_dotted(b) or "") for b in local.bases)
+        return local is not None and any("Iterable" in (dotted(b) or "") for b in local.bases)
 
     # -- functions ---------------------------------------------------------------------
     def inside(self, function: ast.AST) -> tuple[list, list, list]:
@@ -251,7 +241,7 @@ class _Summariser:
             if site.ctx.loops and site.receiver == "self":
                 looped_calls.append((f"self.{site.attr}", *self.loop_position(site.ctx.loops[0])))
         for loop, ctx in fors:
-            name = _dotted(iterated_expression(loop.iter))
+            name = dotted(iterated_expression(loop.iter))
             if name:
                 iterated.append(name)
                 if ctx.loops:
@@ -269,8 +259,8 @@ class _Summariser:
         return summary
 
     def klass(self, node: ast.ClassDef) -> ClassSummary:
-        summary = ClassSummary(node.name, node.lineno, tuple(filter(None, (_dotted(b) for b in node.bases))))
-        summary.is_dataclass = any("dataclass" in (_dotted(d.func if isinstance(d, ast.Call) else d) or "")
+        summary = ClassSummary(node.name, node.lineno, tuple(filter(None, (dotted(b) for b in node.bases))))
+        summary.is_dataclass = any("dataclass" in (dotted(d.func if isinstance(d, ast.Call) else d) or "")
                                    for d in node.decorator_list)
         for stmt in node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
@@ -287,10 +277,10 @@ class _Summariser:
 def _loop_counter(loop: ast.AST) -> str:
     """The epoch variable of a loop: the `for` target, or a `x += 1` counter in a `while` body."""
     if isinstance(loop, (ast.For, ast.AsyncFor)):
-        return _dotted(loop.target) or ""
+        return dotted(loop.target) or ""
     for stmt in loop.body:
         if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and literal(stmt.value) == 1:
-            return _dotted(stmt.target) or ""
+            return dotted(stmt.target) or ""
     return ""
 
 
@@ -308,7 +298,7 @@ def _init_stores(init: ast.AST, facts: ScriptFacts) -> dict:
             else:
                 pairs = [(target, stmt.value)]
             for left, right in pairs:
-                name = _dotted(left)
+                name = dotted(left)
                 if name and name.startswith("self.") and isinstance(right, ast.Name) and right.id in params:
                     stores.setdefault(right.id, name)
     return stores
@@ -323,7 +313,7 @@ def _literal_or_marker(node: ast.AST):
 
 def _field_default(node: ast.AST):
     """`x: int = 3`, `x: str = field(default="a")` → the default."""
-    if isinstance(node, ast.Call) and (_dotted(node.func) or "").rsplit(".", 1)[-1] == "field":
+    if isinstance(node, ast.Call) and (dotted(node.func) or "").rsplit(".", 1)[-1] == "field":
         default = next((k.value for k in node.keywords if k.arg == "default"), None)
         return _literal_or_marker(default) if default is not None else NO_VALUE
     return _literal_or_marker(node)
@@ -336,12 +326,10 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     out = []
     loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
     for site in facts.calls:
-        root = site.node.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not isinstance(root, ast.Name) or root.id not in imported:
+        root = root_name(site.node.func)
+        if root is None or root.id not in imported:
             continue
-        local = _dotted(site.node.func)
+        local = dotted(site.node.func)
         if not local:
             continue
         called.add(local)

@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from ..sources.names import root_name
 from .bindings import Binding, SemanticModel
 from .script import literal
 
@@ -1009,10 +1010,8 @@ def instance_field(model: SemanticModel, expr: ast.AST) -> Optional[InstanceFiel
     local = _module_class(model, value.func)
     if local is not None:
         return InstanceField(value.func, field, True)
-    root = value.func
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    binding = model.binding_of(root) if isinstance(root, ast.Name) else None
+    root = root_name(value.func)
+    binding = model.binding_of(root) if root is not None else None
     if binding is None or binding.kind not in ("import", "from-import"):
         return None
     return InstanceField(value.func, field, False)

@@ -15,7 +15,7 @@ from ..facts.script import ScriptFacts
 from ..facts.summary import summary_extractor
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
-from ..sources.names import dotted
+from ..sources.names import dotted, root_name
 from .context import PythonContext, SetupContext
 from .registry import RULES, Report, decider, python_rule, setup_rule
 
@@ -68,10 +68,8 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
                 if qualname.split(".", 1)[0] not in _LIBRARIES and qualname.split(".", 1)[0] not in sys.stdlib_module_names}
     imported |= facts.imports.relative
     for site in facts.calls:
-        root = site.node.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not isinstance(root, ast.Name) or root.id not in imported:
+        root = root_name(site.node.func)
+        if root is None or root.id not in imported:
             continue
         gate = rank_gate(facts, site.node)
         if gate is None:

@@ -17,7 +17,7 @@ from ..facts.program import epoch_iterated_params, function_epoch_iterated, is_t
 from ..facts.script import CallSite, ScriptFacts, assigned_name, iterated_expression, literal
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at
 from ..model import Applicability, Severity
-from ..sources.names import dotted
+from ..sources.names import dotted, root_name
 from .context import PythonContext, SetupContext
 from .registry import Report, decider, program_check, python_rule
 
@@ -142,10 +142,8 @@ def _loader_factory_calls(ctx: PythonContext, why: str) -> Iterator[Report]:
         callee = dotted(site.node.func)
         if callee is None or facts.resolve(site.node.func) in (DATALOADER, DISTRIBUTED_SAMPLER):
             continue
-        root = site.node.func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        binding = model.binding_of(root) if isinstance(root, ast.Name) else None
+        root = root_name(site.node.func)
+        binding = model.binding_of(root) if root is not None else None
         if binding is None or binding.kind not in ("import", "from-import"):
             continue  # a function of this module: its own DataLoader is checked where it is built
         if _SYNTHETIC_WORDS.search(callee.rsplit(".", 1)[-1]):

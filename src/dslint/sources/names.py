@@ -117,3 +117,10 @@ def dotted(expr: ast.AST) -> str | None:
         parts.append(expr.id)
         return ".".join(reversed(parts))
     return None
+
+
+def root_name(expr: ast.AST) -> ast.Name | None:
+    """The Name a Name/Attribute chain starts from (`utils` in `utils.dist.setup`), else None."""
+    while isinstance(expr, ast.Attribute):
+        expr = expr.value
+    return expr if isinstance(expr, ast.Name) else None
