@@ -3,9 +3,15 @@
 Extracted once per script (`summary.extra["setup"]`): where the DeepSpeed config comes from
 (`deepspeed.initialize(config=...)`, `args.deepspeed_config`, `TrainingArguments(deepspeed=...)`,
 `DeepSpeedStrategy(config=...)`, `PL_DEEPSPEED_CONFIG_PATH`), which optimizer drives the step,
-which Lightning Trainer/Fabric it builds, whether it spawns processes itself, its DataLoader
-workers, literal rendezvous ports and how it saves weights. Everything is plain data with Spans:
-setup rules run after every file is parsed, maybe in another process.
+which Lightning Trainer/Fabric it builds, the TrainingArguments fields the HF Trainer compares
+with the config, whether it spawns processes itself, its DataLoader workers, literal rendezvous
+ports and how it saves weights. Everything is plain data with Spans: setup rules run after every
+file is parsed, maybe in another process.
+
+Values go through the facts layer: names through the bindings model (`values_of`: a parameter
+that shadows a module constant is not the constant), constants through `values.constant` (module
+constants, f-strings of known parts) but never through a command-line option, whose default the
+launch line may override; argparse options through `values.argparse_defaults`.
 """
 from __future__ import annotations
 
@@ -17,11 +23,10 @@ from ..model import Span
 from ..sources.names import dotted
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
-from .bindings import semantic_model
+from .bindings import SemanticModel, semantic_model
 from .summary import summary_extractor
-from .values import argparse_options, argparse_source
+from .values import UNKNOWN, argparse_defaults, argparse_options, argparse_source, constant, env_accesses
 
-UNKNOWN = object()  # never stored: `_literal` uses it internally
 CPU_OPTIMIZERS = ("deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam",
                   "deepspeed.ops.adagrad.DeepSpeedCPUAdagrad", "deepspeed.ops.lion.DeepSpeedCPULion",
                   "deepspeed.ops.adam.ZenFlowCPUAdam")
@@ -118,6 +123,49 @@ class WeightSave:
     what: str  # save_16bit_model | trainer.save_model | accelerator.get_state_dict | state_dict
 
 
+# transformers/training_args.py (commit 00349ae87eddc872ffa21a8a54f264375a0056a8): the defaults of
+# the TrainingArguments fields that HfTrainerDeepSpeedConfig.trainer_config_process compares with
+# the DeepSpeed config (integrations/deepspeed.py). Seq2SeqTrainingArguments inherits them; trl's
+# configs change some (SFTConfig's learning_rate, bf16), so only the keywords they are given count.
+HF_TRAINING_ARGS_DEFAULTS = {
+    "per_device_train_batch_size": 8, "gradient_accumulation_steps": 1, "max_grad_norm": 1.0,
+    "learning_rate": 5e-5, "adam_beta1": 0.9, "adam_beta2": 0.999, "adam_epsilon": 1e-8, "weight_decay": 0.0,
+    "fp16": False, "fp16_full_eval": False, "bf16": False, "bf16_full_eval": False, "fp16_backend": "auto",
+    "auto_find_batch_size": False, "warmup_steps": 0, "parallelism_config": None,
+}
+HF_DEFAULTS_FROM = ("transformers.TrainingArguments", "transformers.Seq2SeqTrainingArguments")
+
+
+@dataclass(frozen=True)
+class HfTrainingArgs:
+    """One `TrainingArguments(...)` (or Seq2SeqTrainingArguments, trl's configs): the fields the HF
+    DeepSpeed integration compares with the config, as far as the script shows them.
+
+    `known` maps a field to (value, span of the `name=value` keyword) for keywords whose value is a
+    constant of the script (a literal, a module constant, a name bound once); `unknown` names the
+    fields given a value dslint cannot tell (a parameter, a command-line option, a field assigned
+    after the call). With `open` (`**kwargs`, positional arguments) the fields not given are unknown
+    too; with `defaults` they have transformers' defaults (HF_TRAINING_ARGS_DEFAULTS).
+    """
+
+    qualname: str
+    span: Span  # the call
+    config_span: Optional[Span]  # the `deepspeed=` value: the span of its ConfigRef
+    known: dict
+    unknown: tuple
+    open: bool
+    defaults: bool
+
+    def value(self, name: str) -> tuple[Any, Optional[Span]]:
+        """(value, span of its keyword or None for a default) of a field; (UNKNOWN, None) when the
+        script does not tell."""
+        if name in self.known:
+            return self.known[name]
+        if name in self.unknown or self.open or not self.defaults or name not in HF_TRAINING_ARGS_DEFAULTS:
+            return UNKNOWN, None
+        return HF_TRAINING_ARGS_DEFAULTS[name], None
+
+
 @dataclass
 class ScriptSetupFacts:
     deepspeed_inits: list[DeepSpeedInit] = field(default_factory=list)
@@ -127,6 +175,7 @@ class ScriptSetupFacts:
     hf_trainer: bool = False
     hf_args_from_command_line: bool = False  # HfArgumentParser: `--deepspeed x.json` reaches TrainingArguments
     hf_lr_scheduler: Optional[str] = None  # TrainingArguments(lr_scheduler_type=...)
+    hf_training_args: list[HfTrainingArgs] = field(default_factory=list)
     accelerate: bool = False
     lightning: list[LightningSite] = field(default_factory=list)
     lightning_optimizers: list[ClientOptimizer] = field(default_factory=list)  # in configure_optimizers
@@ -157,15 +206,40 @@ class _Extractor:
         self.f = facts
         self.out = ScriptSetupFacts()
 
+    @property
+    def model(self) -> SemanticModel:
+        return semantic_model(self.f)  # built on first use, cached on the facts
+
     def span(self, node: ast.AST) -> Span:
         return self.f.lines.span_of_node(node)
 
+    def known(self, expr: Optional[ast.AST]) -> Any:
+        """The constant `expr` evaluates to (a literal, a module constant, a name bound once, an
+        f-string of known parts), or UNKNOWN; also UNKNOWN when it goes through a command-line
+        option, whose default a launch line may override."""
+        if expr is None:
+            return UNKNOWN
+        value = _literal(expr)
+        if value is not UNKNOWN:
+            return value
+        if _reads_command_line(self.model, expr):
+            return UNKNOWN
+        return constant(self.model, expr)
+
     # -- argparse --------------------------------------------------------------------------
     def read_argparse(self) -> None:
+        if self.f.method_calls("add_argument"):
+            model = self.model
+            for dest, default in argparse_defaults(model).items():
+                value = self.known(default) if default is not None else None
+                for option in argparse_options(model, dest):
+                    self.out.argparse_options.setdefault(option, (dest, value if isinstance(value, str) else None))
+        # `add_argument` on a parser the values layer does not see as one (built in another module,
+        # `parser = make_parser()`): read its literal options as they are written.
         for site in self.f.method_calls("add_argument"):
             strings = [_literal(a) for a in site.node.args]
             options = [s for s in strings if isinstance(s, str) and s.startswith("-")]
-            if not options:
+            if not options or all(o in self.out.argparse_options for o in options):
                 continue
             dest = _literal(site.keyword("dest"))
             if not isinstance(dest, str):
@@ -173,7 +247,7 @@ class _Extractor:
                 dest = (longs[0] if longs else options[0]).lstrip("-").replace("-", "_")
             default = _literal(site.keyword("default"))
             for option in options:
-                self.out.argparse_options[option] = (dest, default if isinstance(default, str) else None)
+                self.out.argparse_options.setdefault(option, (dest, default if isinstance(default, str) else None))
         if self.f.calls_to("deepspeed.add_config_arguments"):
             for option in DEEPSPEED_CONFIG_OPTIONS:
                 self.out.argparse_options.setdefault(option, ("deepspeed_config", None))
@@ -183,16 +257,8 @@ class _Extractor:
         defaults = [default for o, (d, default) in self.out.argparse_options.items() if d == dest and default]
         return options, (defaults[0] if defaults else None)
 
-    def assigned_before(self, name: str, site_node: ast.AST) -> list:
-        """Assignments to `name` in the call's scope (else the module) that end before the call."""
-        ctx = self.f.context_of(site_node)
-        scope = ctx.function if ctx else None
-        candidates = self.f.assignments_to(name, scope) or self.f.assignments_to(name, None)
-        line = getattr(site_node, "lineno", 10**9)
-        return [a for a in candidates if (a.node.end_lineno or a.node.lineno) < line]
-
     # -- following a value -------------------------------------------------------------------
-    def config_ref(self, expr: ast.AST, consumer: str, what: str, site_node: ast.AST, depth: int = 0) -> ConfigRef:
+    def config_ref(self, expr: ast.AST, consumer: str, what: str, depth: int = 0) -> ConfigRef:
         span = self.span(expr)
         value = _literal(expr)
         if isinstance(value, str):
@@ -207,32 +273,76 @@ class _Extractor:
             options, default = self.options_for(attr)
             if options:
                 return ConfigRef("argument", consumer, what, span, path=default, options=options)
-        if isinstance(expr, ast.Call) and (self.f.callee_name(expr) or "") in ("os.path.join", "posixpath.join") \
-                and expr.args and isinstance(_literal(expr.args[-1]), str) and "__file__" in ast.unparse(expr) + \
-                "".join(ast.unparse(a.value) for a in self.assigned_before(getattr(expr.args[0], "id", ""), site_node)):
-            # os.path.join(os.path.dirname(__file__), "ds_config.json"): next to the script
-            return ConfigRef("literal", consumer, what, span, path=_literal(expr.args[-1]))
+        beside = self.beside_script(expr)
+        if beside is not None:
+            # os.path.join(os.path.dirname(__file__), "ds", "zero2.json"): next to the script
+            return ConfigRef("literal", consumer, what, span, path=beside)
+        if not isinstance(expr, ast.Name):
+            found = self.known(expr)  # f"{CONFIG_DIR}/zero2.json", "configs/" + NAME
+            if isinstance(found, str):
+                return ConfigRef("literal", consumer, what, span, path=found)
+        env = self.env_read(expr)
+        if env:
+            return ConfigRef("env", consumer, what, span, env=env)
         if isinstance(expr, ast.Call):
             # json.load(open(path)) / hjson.load / yaml: follow the path argument
             inner = expr.args[0] if expr.args else None
             if isinstance(inner, ast.Call) and getattr(inner.func, "id", "") == "open" and inner.args:
-                ref = self.config_ref(inner.args[0], consumer, what, site_node, depth + 1)
+                ref = self.config_ref(inner.args[0], consumer, what, depth + 1)
                 return ConfigRef(ref.how, consumer, what, span, ref.path, ref.options, ref.env)
-            env = _env_read(expr)
-            if env:
-                return ConfigRef("env", consumer, what, span, env=env)
-        if isinstance(expr, ast.Subscript):
-            env = _env_read(expr)
-            if env:
-                return ConfigRef("env", consumer, what, span, env=env)
-        if isinstance(expr, ast.Name) and depth < 3:
-            before = self.assigned_before(expr.id, site_node)
-            refs = [self.config_ref(a.value, consumer, what, site_node, depth + 1) for a in before]
-            if refs and len({(r.how, r.path, r.options, r.env) for r in refs}) == 1:
-                return refs[-1]  # assigned in branches to different values: unknown
+        if isinstance(expr, (ast.Name, ast.Attribute)) and depth < 3:
+            # the values of every binding that reaches the use (a parameter that shadows a
+            # module constant reaches it, and is unknown)
+            leaves = self.model.values_of(expr)
+            if leaves and all(leaf is not expr for leaf in leaves):
+                refs = [self.config_ref(leaf, consumer, what, depth + 1) for leaf in leaves]
+                if len({(r.how, r.path, r.options, r.env) for r in refs}) == 1:
+                    return refs[-1]  # assigned in branches to different values: unknown
         return ConfigRef("unknown", consumer, what, span)
 
-    def optimizer_of(self, expr: Optional[ast.AST], site_node: ast.AST, where: str) -> Optional[ClientOptimizer]:
+    def beside_script(self, expr: ast.AST, depth: int = 0) -> Optional[str]:
+        """The relative path of `os.path.join(<the script's folder>, "ds", "zero2.json")` or
+        `Path(__file__).parent / "configs" / "zero2.json"` (also through names bound once:
+        `CONFIGS = Path(__file__).parent / "configs"`), whose folder part is written with
+        `__file__`; else None."""
+        if depth > 4:
+            return None
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "str" \
+                and len(expr.args) == 1 and not expr.keywords:
+            expr = expr.args[0]
+        parts: list = []
+        base = expr
+        if isinstance(expr, ast.Call) and (self.f.callee_name(expr) or "") in ("os.path.join", "posixpath.join") \
+                and len(expr.args) > 1 and not any(isinstance(a, ast.Starred) for a in expr.args):
+            base, parts = expr.args[0], list(expr.args[1:])
+        else:
+            while isinstance(base, ast.BinOp) and isinstance(base.op, ast.Div):
+                parts.insert(0, base.right)
+                base = base.left
+        if not parts:
+            return None
+        texts = [self.known(p) for p in parts]
+        if not all(isinstance(t, str) and t for t in texts):
+            return None
+        if "__file__" not in ast.unparse(base):
+            values = [v for v in self.model.values_of(base) if v is not base]
+            folder = self.beside_script(values[0], depth + 1) if len(values) == 1 else None
+            if folder is not None:
+                texts.insert(0, folder)
+            elif not any("__file__" in ast.unparse(v) for v in values):
+                return None
+        return "/".join(texts)
+
+    def env_read(self, expr: ast.AST) -> Optional[str]:
+        """The variable `expr` reads from the environment (`os.environ["K"]`, `.get`, `getenv`)."""
+        if not isinstance(expr, (ast.Subscript, ast.Call)):
+            return None
+        for access in env_accesses(self.model):
+            if access.node is expr and access.kind == "read":
+                return access.key
+        return None
+
+    def optimizer_of(self, expr: Optional[ast.AST], where: str, depth: int = 0) -> Optional[ClientOptimizer]:
         """The torch.optim constructor behind an `optimizer=` argument, when the script shows it."""
         if expr is None:
             return None
@@ -241,11 +351,13 @@ class _Extractor:
             if qualname and qualname.startswith("torch.optim.") and qualname.count(".") == 2:
                 return ClientOptimizer(qualname, self.span(expr), tuple(k.arg for k in expr.keywords if k.arg), where)
             return None
-        if isinstance(expr, ast.Name):
-            before = self.assigned_before(expr.id, site_node)
-            found = [self.optimizer_of(a.value, a.node, where) for a in before]
+        if isinstance(expr, ast.Name) and depth < 3:
+            leaves = self.model.values_of(expr)
+            if not leaves or any(leaf is expr for leaf in leaves):
+                return None
+            found = [self.optimizer_of(leaf, where, depth + 1) for leaf in leaves]
             # `opt = DeepSpeedCPUAdam(...) if cpu else torch.optim.AdamW(...)` in two branches: unknown
-            if found and all(found):
+            if all(found):
                 return found[-1]
         return None
 
@@ -255,7 +367,7 @@ class _Extractor:
             config = site.keyword("config") or site.keyword("config_params")
             ref = None
             if config is not None:
-                ref = self.config_ref(config, "deepspeed", "deepspeed.initialize(config=...)", site.node)
+                ref = self.config_ref(config, "deepspeed", "deepspeed.initialize(config=...)")
             elif site.keyword("args") is not None or "deepspeed_config" in {d for d, _ in self.out.argparse_options.values()}:
                 options, default = self.options_for("deepspeed_config")
                 if options:
@@ -263,7 +375,7 @@ class _Extractor:
                                     path=default, options=options)
             optimizer_arg = site.keyword("optimizer")
             init = DeepSpeedInit(self.span(site.node), ref,
-                                 self.optimizer_of(optimizer_arg, site.node, "deepspeed.initialize"),
+                                 self.optimizer_of(optimizer_arg, "deepspeed.initialize"),
                                  optimizer_arg is not None and _literal(optimizer_arg) is not None,
                                  site.keyword("mpu") is not None)
             self.out.deepspeed_inits.append(init)
@@ -279,15 +391,18 @@ class _Extractor:
         self.out.accelerate = bool(self.f.calls_to("accelerate.Accelerator"))
         for site in self.f.calls_to(*HF_TRAINING_ARGS):
             value = site.keyword("deepspeed")
+            ref = None
             if value is not None:
-                self.out.config_refs.append(self.config_ref(value, "hf", "TrainingArguments(deepspeed=...)", site.node))
+                ref = self.config_ref(value, "hf", "TrainingArguments(deepspeed=...)")
+                self.out.config_refs.append(ref)
             scheduler = _literal(site.keyword("lr_scheduler_type"))
             if isinstance(scheduler, str):
                 self.out.hf_lr_scheduler = scheduler
+            self.out.hf_training_args.append(self.hf_training_args(site, ref))
         for site in self.f.calls_to("accelerate.utils.DeepSpeedPlugin", "accelerate.DeepSpeedPlugin"):
             value = site.keyword("hf_ds_config") or (site.node.args[0] if site.node.args else None)
             if value is not None:
-                self.out.config_refs.append(self.config_ref(value, "accelerate", "DeepSpeedPlugin(hf_ds_config=...)", site.node))
+                self.out.config_refs.append(self.config_ref(value, "accelerate", "DeepSpeedPlugin(hf_ds_config=...)"))
 
     def read_lightning(self) -> None:
         for kind, names in (("trainer", LIGHTNING_TRAINERS), ("fabric", FABRIC)):
@@ -299,7 +414,7 @@ class _Extractor:
                 continue
             for node in ast.walk(func):
                 if isinstance(node, ast.Call):
-                    found = self.optimizer_of(node, node, "configure_optimizers")
+                    found = self.optimizer_of(node, "configure_optimizers")
                     if found:
                         self.out.lightning_optimizers.append(found)
                     qualname = self.f.callee_name(node)
@@ -311,19 +426,21 @@ class _Extractor:
         devices = _literal(devices_node) if devices_node is not None else "auto"
         devices_options: tuple = ()
         if devices is UNKNOWN and devices_node is not None:
-            model = semantic_model(self.f)
+            model = self.model
             source = argparse_source(model, model.value_of(devices_node))
             if source is not None:
-                default = _literal(source[1]) if source[1] is not None else UNKNOWN
+                default = self.known(source[1]) if source[1] is not None else UNKNOWN
                 devices = default if isinstance(default, int) and not isinstance(default, bool) else UNKNOWN
                 devices_options = argparse_options(model, source[0]) if devices is not UNKNOWN else ()
-        nodes = _literal(site.keyword("num_nodes")) if site.keyword("num_nodes") is not None else 1
+            else:
+                devices = self.known(devices_node)  # `devices=NUM_GPUS`, a module constant
+        nodes = self.known(site.keyword("num_nodes")) if site.keyword("num_nodes") is not None else 1
         strategy_node = site.keyword("strategy")
-        strategy_node = self.follow(strategy_node, site.node)
+        strategy_node = self.follow(strategy_node)
         strategy = strategy_class = kwargs = config = None
         complete = True
         if strategy_node is not None:
-            value = _literal(strategy_node)
+            value = self.known(strategy_node)
             if isinstance(value, str):
                 strategy = value
             elif isinstance(strategy_node, ast.Call):
@@ -337,9 +454,9 @@ class _Extractor:
                             continue
                         if kw.arg == "config":
                             config = self.config_ref(kw.value, "lightning" if kind == "trainer" else "fabric",
-                                                     "DeepSpeedStrategy(config=...)", strategy_node)
+                                                     "DeepSpeedStrategy(config=...)")
                             continue
-                        literal = _literal(kw.value)
+                        literal = self.known(kw.value)
                         if literal is UNKNOWN:
                             complete = False
                         else:
@@ -362,13 +479,65 @@ class _Extractor:
             strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
             config=config, cluster_environment=environment, devices_options=devices_options)
 
-    def follow(self, expr: Optional[ast.AST], site_node: ast.AST) -> Optional[ast.AST]:
-        """A name assigned once before the call stands for its value (`strategy = DeepSpeedStrategy(...)`)."""
+    def follow(self, expr: Optional[ast.AST]) -> Optional[ast.AST]:
+        """A name bound once where it is used stands for its value (`strategy = DeepSpeedStrategy(...)`)."""
         if isinstance(expr, ast.Name):
-            before = self.assigned_before(expr.id, site_node)
-            if len(before) == 1:
-                return before[0].value
+            return self.model.value_of(expr)
         return expr
+
+    def hf_training_args(self, site: CallSite, config: Optional[ConfigRef]) -> HfTrainingArgs:
+        """What one TrainingArguments(...) call says about the fields HF compares with the config."""
+        known: dict = {}
+        unknown: list = []
+        for keyword in site.node.keywords:
+            if keyword.arg is None or keyword.arg not in HF_TRAINING_ARGS_DEFAULTS:
+                continue
+            value = self.known(keyword.value)
+            if value is UNKNOWN:
+                unknown.append(keyword.arg)
+            else:
+                known[keyword.arg] = (value, self.span(keyword))
+        # `args.bf16 = True` after the call: the Trainer reads the changed value
+        changed = self.changed_fields(site.node)
+        for name in changed - {"*"}:
+            known.pop(name, None)
+            if name not in unknown:
+                unknown.append(name)
+        qualname = site.qualname or ""
+        return HfTrainingArgs(
+            qualname=qualname, span=self.span(site.node), config_span=config.span if config is not None else None,
+            known=known, unknown=tuple(unknown),
+            open=site.has_star_kwargs or len(site.node.args) > 1 or any(isinstance(a, ast.Starred) for a in site.node.args)
+            or "*" in changed,
+            defaults=qualname in HF_DEFAULTS_FROM)
+
+    def changed_fields(self, call: ast.Call) -> set:
+        """Fields of the object a TrainingArguments call builds that the module assigns afterwards
+        (`args.fp16 = True`); "*" for `setattr(args, ...)` or `vars(args).update(...)`."""
+        model = self.model
+        parent = model.parent_of(call)
+        if not isinstance(parent, ast.Assign):
+            return set()
+        names = {t.id for t in parent.targets if isinstance(t, ast.Name)}
+        changed = set()
+        for name in HF_TRAINING_ARGS_DEFAULTS:
+            for store in model.attribute_stores(name):
+                if isinstance(store.value, ast.Name) and store.value.id in names:
+                    changed.add(name)
+        def names_it(expr) -> bool:
+            return isinstance(expr, ast.Name) and expr.id in names
+
+        sites = [(s.node, s.node.args[0] if s.node.args else None) for s in self.f.method_calls("setattr")]
+        sites += [(s.node, s.node.args[0] if s.node.args else None) for s in self.f.calls_to("dataclasses.replace")]
+        for site in self.f.method_calls("update"):  # vars(args).update(...) / args.__dict__.update(...)
+            holder = site.node.func.value if isinstance(site.node.func, ast.Attribute) else None
+            if isinstance(holder, ast.Call) and getattr(holder.func, "id", "") == "vars" and holder.args:
+                sites.append((site.node, holder.args[0]))
+            elif isinstance(holder, ast.Attribute) and holder.attr == "__dict__":
+                sites.append((site.node, holder.value))
+        if any(names_it(target) for _, target in sites):
+            changed.add("*")
+        return changed
 
     # -- processes, loaders, ports, saves -------------------------------------------------------
     def read_processes(self) -> None:
@@ -442,15 +611,19 @@ class _Extractor:
         return self.out
 
 
-def _env_read(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Subscript) and dotted(node.value) in ("os.environ", "environ"):
-        key = _literal(node.slice)
-        return key if isinstance(key, str) else None
-    if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute):
-        if node.func.attr == "getenv" or (node.func.attr == "get" and dotted(node.func.value) in ("os.environ", "environ")):
-            key = _literal(node.args[0])
-            return key if isinstance(key, str) else None
-    return None
+def _reads_command_line(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
+    """Does `expr`, or a value bound to a name in it, read an argparse option (`args.lr`,
+    `lr = args.lr * 2`)? `constant` gives such an option its default, which a launch line may
+    override."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and argparse_source(model, node) is not None:
+            return True
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(getattr(node, "ctx", None), ast.Load) \
+                and depth < 4:
+            for value in model.values_of(node, hops=1):
+                if value is not node and _reads_command_line(model, value, depth + 1):
+                    return True
+    return False
 
 
 @summary_extractor("setup")

@@ -1,4 +1,4 @@
-"""DSL610–DSL612, DSL614, DSL615, DSL617: DeepSpeed config rules that need the linked setup
+"""DSL610–DSL612, DSL614, DSL615, DSL617, DSL618: DeepSpeed config rules that need the linked setup
 (world size, optimizer, how the script saves and which framework reads the config).
 
 The config alone cannot say whether `train_batch_size` is right, or whether an offloaded
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ..facts.link import TrainingSetup, link_setups
+from ..facts.values import UNKNOWN
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from .context import SetupContext
@@ -317,3 +318,165 @@ def accumulation_in_lightning_config(ctx: SetupContext) -> Iterator[Report]:
                      "and raises MisconfigurationException ('Do not set gradient_accumulation_steps in the DeepSpeed "
                      "config') when the config has it. Remove it (and train_batch_size, which then no longer adds up) "
                      "and pass accumulate_grad_batches to the Trainer.", path=setup.config.path)
+
+
+# -- HF Trainer: concrete config values that disagree with TrainingArguments -------------------------
+
+# transformers integrations/deepspeed.py, HfTrainerDeepSpeedConfig.trainer_config_process (commits
+# 02348331baea and 3a80c166389f): the keys `fill_match` compares with TrainingArguments, the fields
+# each is computed from, and the name HF prints for them. train_batch_size is added below (it
+# needs the world size); the apex `amp.*` keys and the scheduler's total_num_steps are not checked.
+HF_MATCHED_KEYS = (
+    (("train_micro_batch_size_per_gpu",), ("per_device_train_batch_size",), "per_device_train_batch_size"),
+    (("gradient_accumulation_steps",), ("gradient_accumulation_steps",), "gradient_accumulation_steps"),
+    (("gradient_clipping",), ("max_grad_norm",), "max_grad_norm"),
+    (("optimizer", "params", "lr"), ("learning_rate",), "learning_rate"),
+    (("optimizer", "params", "betas"), ("adam_beta1", "adam_beta2"), "adam_beta1+adam_beta2"),
+    (("optimizer", "params", "eps"), ("adam_epsilon",), "adam_epsilon"),
+    (("optimizer", "params", "weight_decay"), ("weight_decay",), "weight_decay"),
+    (("scheduler", "params", "warmup_max_lr"), ("learning_rate",), "learning_rate"),
+    (("scheduler", "params", "warmup_num_steps"), ("warmup_steps",), "warmup_steps"),
+    (("fp16", "enabled"), ("fp16", "fp16_full_eval", "fp16_backend"), "fp16|fp16_full_eval+fp16_backend(amp)"),
+    (("bf16", "enabled"), ("bf16", "bf16_full_eval"), "bf16|bf16_full_eval"),
+)
+_UNKNOWN = object()
+
+
+def _hf_value(key: tuple, values: dict):
+    """What trainer_config_process compares the config key with, from the fields' values."""
+    if key == ("optimizer", "params", "betas"):
+        return [values["adam_beta1"], values["adam_beta2"]]
+    if key == ("fp16", "enabled"):
+        backend = "apex" if values["fp16_backend"] == "apex" else "amp"
+        return (values["fp16"] or values["fp16_full_eval"]) and backend == "amp"
+    if key == ("bf16", "enabled"):
+        return values["bf16"] or values["bf16_full_eval"]
+    if key == ("scheduler", "params", "warmup_num_steps"):
+        steps = values["warmup_steps"]
+        # a positive integer is the number of steps in every version; 0 or a ratio depend on the
+        # number of training steps
+        return steps if _int(steps) is not None and not isinstance(steps, float) and steps >= 1 else _UNKNOWN
+    [value] = values.values()
+    return value
+
+
+def _comparable(value) -> bool:
+    """A value HF compares as written: a bool, a number or a list of numbers (a quoted number is
+    DSL603's)."""
+    if isinstance(value, (bool, int, float)):
+        return True
+    return isinstance(value, list) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value)
+
+
+def _shown(fields: tuple, values: dict, spans: dict) -> str:
+    """`bf16=False` / `per_device_train_batch_size=8 (default)`: the fields a message names."""
+    given = [f for f in fields if spans.get(f) is not None]
+    named = given or [fields[0]]
+    if fields[-1] == "fp16_backend" and "fp16_backend" not in given:
+        named = [f for f in named if f != "fp16_backend"] or ["fp16"]
+    return ", ".join(f"{f}={values[f]!r}" + ("" if spans.get(f) is not None else " (the default)") for f in named)
+
+
+def _given(values: dict, spans: dict) -> list:
+    """(span, "name=value") of the fields the script gives as keywords."""
+    return [(span, f"{name}={values[name]!r}") for name, span in spans.items() if span is not None]
+
+
+def _training_args_for(setup: TrainingSetup):
+    """The TrainingArguments calls whose `deepspeed=` names the linked config."""
+    span = setup.config.ref_span
+    if span is None or setup.config.ref_path != setup.script_path:
+        return []
+    return [a for a in setup.facts.hf_training_args if a.config_span == span]
+
+
+def _hf_mismatches(setup: TrainingSetup, doc) -> Iterator[tuple]:
+    """(config key, node, config value, HF value, HF name, fields shown, related spans) for each
+    key HF would report."""
+    sites = _training_args_for(setup)
+    if not sites:
+        return
+    config = doc.value
+
+    def field_values(fields):
+        """The fields' values, the same in every call that names the config; else (None, None)."""
+        values, spans = {}, {}
+        for name in fields:
+            found = [site.value(name) for site in sites]
+            value = found[0][0]
+            if any(v is UNKNOWN or type(v) is not type(value) or v != value for v, _ in found):
+                return None, None
+            values[name], spans[name] = value, found[0][1]
+        return values, spans
+
+    batch_guard, _ = field_values(("auto_find_batch_size",))
+    auto_batch = batch_guard is None or batch_guard["auto_find_batch_size"] is not False
+    for key, fields, hf_key in HF_MATCHED_KEYS:
+        if auto_batch and key == ("train_micro_batch_size_per_gpu",):
+            continue
+        node = doc.node(key)
+        if node is None or node.value == "auto" or not _comparable(node.value):
+            continue
+        values, spans = field_values(fields)
+        if values is None:
+            continue
+        expected = _hf_value(key, values)
+        if expected is _UNKNOWN or node.value == expected:
+            continue
+        yield key, node, expected, hf_key, _shown(fields, values, spans), _given(values, spans)
+    # train_batch_size = world_size * per_device_train_batch_size * gradient_accumulation_steps
+    node = doc.node(("train_batch_size",))
+    if node is None or node.value == "auto" or not _comparable(node.value) or auto_batch:
+        return
+    if setup.world_size is None or not _data_parallel_is_world(setup, config):
+        return
+    values, spans = field_values(("per_device_train_batch_size", "gradient_accumulation_steps", "parallelism_config"))
+    if values is None or values["parallelism_config"] is not None:
+        return
+    micro, gas = _int(values["per_device_train_batch_size"]), _int(values["gradient_accumulation_steps"])
+    if micro is None or gas is None:
+        return
+    own = [_int(config.get(k)) for k in BATCH_KEYS]
+    if all(config.get(k) is None or v is not None for k, v in zip(BATCH_KEYS, own)) and own[0] is not None \
+            and batch_problem(own[0], own[1], own[2], setup.world_size) is not None:
+        return  # DSL610 reports the config's own arithmetic
+    expected = setup.world_size * micro * gas
+    if node.value != expected:
+        shown = (f"{_shown(('per_device_train_batch_size',), values, spans)} x "
+                 f"{_shown(('gradient_accumulation_steps',), values, spans)} x world size {setup.world_size}")
+        yield (("train_batch_size",), node, expected, "train_batch_size (calculated)", shown,
+               [(s, n) for s, n in _given(values, spans) if not n.startswith("parallelism_config")])
+
+
+@setup_rule("DSL618", "hf-args-config-mismatch", severity=Severity.ERROR, fix=Applicability.UNSAFE)
+def hf_args_config_mismatch(ctx: SetupContext) -> Iterator[Report]:
+    """A concrete config value that disagrees with the script's TrainingArguments: the HF Trainer
+    raises at the start of train()."""
+    import json
+
+    from .config_checks import replace_value_edit
+
+    readers: dict = {}
+    for setup in link_setups(ctx.project, ctx.settings):
+        if setup.config.path:
+            readers.setdefault(setup.config.path, set()).add(setup.config.consumer)
+    seen = set()
+    for setup, doc in _linked(ctx):
+        if setup.config.consumer != "hf" or not setup.facts.hf_trainer:
+            continue
+        for key, node, expected, hf_key, shown, spans in _hf_mismatches(setup, doc):
+            dotted = ".".join(key)
+            if (setup.config.path, dotted) in seen:
+                continue
+            seen.add((setup.config.path, dotted))
+            fix = None
+            if doc.strict and readers.get(setup.config.path) == {"hf"}:
+                fix = make_fix("edits", f'set "{dotted}" to "auto" (the HF Trainer fills it from TrainingArguments)',
+                               Applicability.UNSAFE, edits=(replace_value_edit(doc, node, '"auto"'),))
+            site_span = _training_args_for(setup)[0].span
+            related = [(setup.script_path, span, f"TrainingArguments: {note}") for span, note in spans] or \
+                [(setup.script_path, site_span, f"TrainingArguments leaves {shown}")]
+            yield Report(node.pair_span or node.span,
+                         f'"{dotted}": {json.dumps(node.value)} but TrainingArguments has {shown}: the HF Trainer '
+                         f'stops at train() ("ds {dotted}={node.value} vs hf {hf_key}={expected}"); use "auto"',
+                         path=setup.config.path, fix=fix, related=related)
