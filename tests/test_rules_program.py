@@ -336,3 +336,55 @@ torch.cuda.set_device(0)
     assert project.codes() == []
     project.write({"export.py": project.read("export.py").replace('os.environ["RANK"] = "0"', 'rank = int(os.environ["RANK"])')})
     assert "DSL101" in project.codes()
+
+
+def test_client_optimizer_built_by_a_builder_in_another_module_meets_zero_offload(project):
+    project.write({
+        "train.py": """import deepspeed
+
+from optim.factory import build_optimizer
+
+
+def main(model):
+    engine, *_ = deepspeed.initialize(model=model, optimizer=build_optimizer(model), config="ds.json")
+
+
+if __name__ == "__main__":
+    main(None)
+""",
+        "optim/__init__.py": "",
+        "optim/factory.py": """import torch
+
+
+def build_optimizer(model, lr=1e-4):
+    return torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
+""",
+        "ds.json": '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 2, '
+                   '"offload_optimizer": {"device": "cpu"}}}',
+    })
+    findings = [f for f in project.check().findings if f.code == "DSL614"]
+    assert [(f.path, f.span.start.row) for f in findings] == [("optim/factory.py", 5)]
+    assert "torch.optim.AdamW" in findings[0].message
+
+
+def test_optimizer_builder_returning_a_deepspeed_cpu_adam_is_fine(project):
+    project.write({
+        "train.py": """import deepspeed
+
+from optim.factory import build_optimizer
+
+
+def main(model):
+    engine, *_ = deepspeed.initialize(model=model, optimizer=build_optimizer(model), config="ds.json")
+""",
+        "optim/__init__.py": "",
+        "optim/factory.py": """from deepspeed.ops.adam import DeepSpeedCPUAdam
+
+
+def build_optimizer(model, lr=1e-4):
+    return DeepSpeedCPUAdam(model.parameters(), lr=lr)
+""",
+        "ds.json": '{"train_micro_batch_size_per_gpu": 4, "zero_optimization": {"stage": 2, '
+                   '"offload_optimizer": {"device": "cpu"}}}',
+    })
+    assert "DSL614" not in project.codes()

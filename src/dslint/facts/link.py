@@ -73,6 +73,8 @@ class TrainingSetup:
     config: ConfigLink = field(default_factory=ConfigLink)
     lightning: Optional[LightningSite] = None
     notes: dict = field(default_factory=dict)  # fact -> why it is unknown / where it came from
+    # id(ClientOptimizer with a builder) -> the optimizer the builder's module constructs
+    resolved: dict = field(default_factory=dict)
 
     # -- derived views used by rules and by --show-setup ---------------------------------
     @property
@@ -104,7 +106,8 @@ class TrainingSetup:
     def client_optimizer(self) -> Optional[ClientOptimizer]:
         for init in self.facts.deepspeed_inits:
             if init.optimizer is not None:
-                return init.optimizer
+                return self.resolved.get(id(init.optimizer), init.optimizer) if init.optimizer.qualname \
+                    else self.resolved.get(id(init.optimizer))
         if self.lightning is not None and self.facts.lightning_optimizers:
             return self.facts.lightning_optimizers[0]
         return None
@@ -254,6 +257,14 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     _processes(setup, settings)
     _threads(setup)
     _config(project, setup)
+    for init in facts.deepspeed_inits:
+        if init.optimizer is not None and init.optimizer.builder:
+            symbol = project.program.symbol(script, init.optimizer.builder)
+            built = symbol.function.returns_optimizer if symbol is not None and symbol.function else None
+            if built is not None:  # `optimizer=build_optimizer(model)` from another module
+                qualname, span, keywords = built
+                setup.resolved[id(init.optimizer)] = ClientOptimizer(qualname, span, keywords, init.optimizer.where,
+                                                                     path=symbol.path)
     return setup
 
 

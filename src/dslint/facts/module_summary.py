@@ -63,6 +63,7 @@ class FunctionSummary:
     looped_calls: tuple = ()  # (`self.m`, loop span, counter) for methods called inside a loop
     calls_set_epoch: bool = False
     collective: Optional[tuple] = None  # (label, why, kind, row): a collective every rank calling it reaches
+    returns_optimizer: Optional[tuple] = None  # (torch.optim class, constructor span, keywords) it builds and returns
 
     def param_for(self, position: Optional[int], keyword: Optional[str], method: bool) -> Optional[str]:
         """The parameter an argument binds: by keyword, or by position (skipping `self`)."""
@@ -254,6 +255,12 @@ class _Summariser:
             if isinstance(value, ast.Call) and self.model.resolve(value.func) == DATALOADER:
                 summary.loader_sampler = self.sampler_source(node, value)
                 summary.loader_row = value.lineno
+        optimizers = [site for site in calls if _is_torch_optimizer(site.qualname)]
+        for ret in returns if optimizers else ():
+            value = self.model.value_of(ret.value)
+            if isinstance(value, ast.Call) and _is_torch_optimizer(self.model.resolve(value.func)):
+                summary.returns_optimizer = (self.model.resolve(value.func), self.facts.lines.span_of_node(value),
+                                             tuple(k.arg for k in value.keywords if k.arg))
         summary.iterated, summary.epoch_iterated = tuple(iterated), tuple(epoch_iterated)
         summary.looped_calls = tuple(looped_calls)
         return summary
@@ -402,7 +409,13 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
 
 def _says_something(function: FunctionSummary) -> bool:
     return bool(function.selects_device or function.loader_sampler or function.epoch_iterated or function.iterated
-                or function.looped_calls or function.calls_set_epoch or function.collective)
+                or function.looped_calls or function.calls_set_epoch or function.collective
+                or function.returns_optimizer)
+
+
+def _is_torch_optimizer(qualname: Optional[str]) -> bool:
+    """`torch.optim.AdamW` and the like (not torch.optim.lr_scheduler.*)."""
+    return bool(qualname) and qualname.startswith("torch.optim.") and qualname.count(".") == 2
 
 
 def _keep_what_matters(exports: ModuleExports) -> None:

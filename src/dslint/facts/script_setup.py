@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..model import Span
-from ..sources.names import dotted
+from ..sources.names import dotted, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
@@ -61,10 +61,12 @@ class ConfigRef:
 
 @dataclass(frozen=True)
 class ClientOptimizer:
-    qualname: str  # torch.optim.AdamW
+    qualname: str  # torch.optim.AdamW; "" while `builder` is not resolved
     span: Span  # the constructor call
     keywords: tuple  # keyword names given
     where: str  # "deepspeed.initialize" | "configure_optimizers" | "script"
+    builder: Optional[str] = None  # `build_optimizer` when an imported function builds it (the linker resolves it)
+    path: Optional[str] = None  # the module holding the constructor, when not the script
 
 
 @dataclass(frozen=True)
@@ -350,6 +352,11 @@ class _Extractor:
             qualname = self.f.callee_name(expr)
             if qualname and qualname.startswith("torch.optim.") and qualname.count(".") == 2:
                 return ClientOptimizer(qualname, self.span(expr), tuple(k.arg for k in expr.keywords if k.arg), where)
+            root = root_name(expr.func)
+            binding = self.model.binding_of(root) if root is not None else None
+            if binding is not None and binding.kind in ("import", "from-import") and not (qualname or "").startswith(
+                    ("torch.", "deepspeed.", "transformers.", "accelerate.")):
+                return ClientOptimizer("", self.span(expr), (), where, builder=dotted(expr.func))
             return None
         if isinstance(expr, ast.Name) and depth < 3:
             leaves = self.model.values_of(expr)

@@ -167,7 +167,7 @@ def offload_with_client_optimizer(ctx: SetupContext) -> Iterator[Report]:
                      f"ZeRO-Offload ({where}: offload_optimizer.device = {device!r}) with a client {client.qualname}: "
                      f"{consequence}. Use DeepSpeedCPUAdam, or define the optimizer in the config's \"optimizer\" "
                      f"section so DeepSpeed builds its CPU Adam.",
-                     path=setup.script_path, fix=fix, related=related)
+                     path=client.path or setup.script_path, fix=fix, related=related)
 
 
 @codemod_fixer("to-deepspeed-cpu-adam")
