@@ -4,7 +4,9 @@
   `if is_main:` where `is_main = dist.get_rank() == 0`, `@rank_zero_only`, an early
   `if not is_master: return`), or None when every rank may.
 - `under_main_guard(ctx)`: inside `if __name__ == "__main__":`.
-- `grad_disabled_at(facts, ctx)`: autograd is off there (`with torch.no_grad()`, a decorated function).
+- `grad_disabled_at(facts, ctx)`: autograd is off there (`with torch.no_grad()`, `set_grad_enabled(False)`,
+  a bound context manager, a decorated function); `autograd_off(facts, node)`: that, or every call
+  of the function `node` is in is such a place.
 - `exclusive(a, b)`: two places in different branches of one `if` (never both run).
 - `runs_before(a, b)`: `a` runs before `b` (same scope, earlier; or `__init__`/`setup` before the
   other methods of its class).
@@ -281,19 +283,67 @@ def under_main_guard(ctx: Context) -> bool:
     return any("__main__" in ast.unparse(guard.test) and in_body for guard, in_body in ctx.guards)
 
 
+_NO_GRAD = ("no_grad", "inference_mode")
+
+
 def grad_disabled_at(facts: ScriptFacts, ctx: Context) -> bool:
-    """Inside `with torch.no_grad()/inference_mode()`, or a function decorated with them."""
+    """Autograd is off at a place: inside `with torch.no_grad()`/`inference_mode()` or
+    `with torch.set_grad_enabled(False)`, a `with` of a name bound to one of them
+    (`ctx = torch.inference_mode()`), or in a function decorated with one of them or with a
+    decorator of this module named like them (YOLOv5's `@smart_inference_mode()`)."""
     for with_node in ctx.withs:
         for item in with_node.items:
             expr = item.context_expr
             name = facts.resolve(expr.func if isinstance(expr, ast.Call) else expr) or ""
-            if name.endswith(("no_grad", "inference_mode")):
+            if name.endswith(_NO_GRAD):
                 return True
-    for dec in getattr(ctx.function, "decorator_list", ()):
+    decorators = getattr(ctx.function, "decorator_list", ())
+    for dec in decorators:
         name = facts.resolve(dec.func if isinstance(dec, ast.Call) else dec) or ""
-        if name.endswith(("no_grad", "inference_mode")):
+        if name.endswith(_NO_GRAD):
             return True
-    return False
+    managers = [item.context_expr for w in ctx.withs for item in w.items]
+    if not managers and not decorators:
+        return False
+    from .bindings import semantic_model
+
+    model = semantic_model(facts)
+    return any(_turns_grad_off(model, expr) for expr in (*managers, *decorators))
+
+
+def _turns_grad_off(model, expr: ast.AST) -> bool:
+    """`torch.no_grad()`, `inference_mode()`, `set_grad_enabled(False)`, a name bound to one of
+    them, or a def of this module named like them, read through bindings."""
+    from .objects import callee_name
+
+    expr = model.value_of(expr)
+    name = callee_name(model, expr)
+    if name.endswith(_NO_GRAD):
+        return True
+    return (name.endswith("set_grad_enabled") and isinstance(expr, ast.Call) and bool(expr.args)
+            and literal(expr.args[0]) is False)
+
+
+def autograd_off(facts: ScriptFacts, node: ast.AST) -> bool:
+    """Autograd is off where `node` runs: `grad_disabled_at` its place, or it is in a def whose
+    every call in this module is such a place (an evaluation helper called only under
+    `torch.no_grad()`), through up to four levels of helpers. A def no call of this module
+    reaches is not off. True for a node the facts do not index (nothing to judge there)."""
+    return _autograd_off(facts, node, 0)
+
+
+def _autograd_off(facts: ScriptFacts, node: ast.AST, depth: int) -> bool:
+    from .bindings import semantic_model
+    from .objects import calls_of
+
+    ctx = facts.context_of(node)
+    if ctx is None or grad_disabled_at(facts, ctx):
+        return True
+    function = ctx.function
+    if depth >= 4 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    calls = calls_of(semantic_model(facts), function)
+    return bool(calls) and all(_autograd_off(facts, call, depth + 1) for call, _ in calls)
 
 
 def exclusive(a: Context, b: Context) -> bool:

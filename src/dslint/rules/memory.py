@@ -1,9 +1,9 @@
 """DSL4xx: memory — evaluation that records autograd graphs, unbounded DeepSpeed inference workspaces.
 
 The model rules ask two questions of the facts layer: *which object* a model expression is
-(`_identity`: through bindings, `self.x` set in `__init__`, `.to()`/`.eval()` chains and DDP's
-`.module`), and *whether autograd is off* where it runs (`_autograd_off`: `grad_disabled_at`,
-and the callers of a helper in the same module).
+(`facts.objects.object_of`: through bindings, `self.x` set in `__init__`, `.to()`/`.eval()` chains
+and DDP's `.module`), and *whether autograd is off* where it runs (`facts.conditions.autograd_off`:
+`grad_disabled_at`, and the callers of a helper in the same module).
 """
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import re
 from typing import Iterator, Optional
 
 from ..facts.bindings import Binding, SemanticModel, semantic_model
-from ..facts.conditions import grad_disabled_at, runs_before
-from ..facts.script import CallSite, Context, ScriptFacts, iterated_expression, literal
+from ..facts.conditions import autograd_off, runs_before
+from ..facts.objects import (callee_name, class_lineage, module_name_at, object_of, object_with_arguments, passed_on,
+                             self_class)
+from ..facts.script import CallSite, ScriptFacts, iterated_expression
 from ..facts.values import argparse_defaults, constant
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
@@ -22,64 +24,6 @@ from .context import PythonContext
 from .registry import Report, python_rule
 
 # -- which model an expression is ------------------------------------------------------------------
-
-# Module methods that return the module itself: `teacher.to(device).eval()` is still the teacher.
-_SAME_MODULE = frozenset(("to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
-                          "requires_grad_"))
-_CYCLE = object()
-
-
-def _identity(model: SemanticModel, expr: ast.AST, seen: frozenset = frozenset()):
-    """The object a model expression is, as a key: the call that built it, the binding it comes from
-    (a parameter, an import), or `self.<attr>` of a class when its value cannot be told; None when
-    several objects may reach it. `model.module` (DDP's wrapped module) is `model`."""
-    if id(expr) in seen:
-        return _CYCLE
-    if len(seen) > 12:
-        return None
-    seen = seen | {id(expr)}
-    if isinstance(expr, ast.Attribute):
-        cls = _self_class(model, expr.value)
-        if cls is not None:
-            value = model.value_of(expr, hops=1)
-            return ("self", cls, expr.attr) if value is expr else _identity(model, value, seen)
-        base = _identity(model, expr.value, seen)
-        if expr.attr == "module" or base is None or base is _CYCLE:
-            return base
-        return ("attr", base, expr.attr)
-    if isinstance(expr, ast.Call):
-        func = expr.func
-        if isinstance(func, ast.Attribute) and func.attr in _SAME_MODULE:
-            return _identity(model, func.value, seen)
-        return expr
-    if not isinstance(expr, ast.Name):
-        return None
-    keys = set()
-    for value in model.values_of(expr, hops=1):
-        if value is expr:
-            found = model.reaching(expr.id, expr)
-            keys.add(found[0] if len(found) == 1 else None)
-        else:
-            keys.add(_identity(model, value, seen))
-    keys.discard(_CYCLE)
-    return keys.pop() if len(keys) == 1 else None
-
-
-def _self_class(model: SemanticModel, expr: ast.AST) -> Optional[ast.ClassDef]:
-    """The class when `expr` is the first parameter (`self`) of one of its methods, else None."""
-    binding = model.binding_of(expr) if isinstance(expr, ast.Name) else None
-    if binding is None or binding.kind != "parameter" or binding.position != 0:
-        return None
-    method, cls = binding.scope.node, binding.scope.parent
-    if cls is None or cls.kind != "class" or _is_static(method):
-        return None
-    return cls.node
-
-
-def _is_static(function: ast.AST) -> bool:
-    return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
-               for d in getattr(function, "decorator_list", ()))
-
 
 def _forward_target(call: ast.Call) -> Optional[ast.expr]:
     """The module a call runs: `model(x)` and `model.forward(x)` → `model` (`model.generate` is not
@@ -92,101 +36,13 @@ def _forward_target(call: ast.Call) -> Optional[ast.expr]:
 
 def _runs(model: SemanticModel, call: ast.Call, key) -> bool:
     target = _forward_target(call)
-    return target is not None and _identity(model, target) == key
+    return target is not None and object_of(model, target) == key
 
 
 def _method_of(model: SemanticModel, call: ast.Call, names, key) -> bool:
     """`<the model>.<one of names>(...)`."""
     func = call.func
-    return isinstance(func, ast.Attribute) and func.attr in names and _identity(model, func.value) == key
-
-
-# -- where autograd is off --------------------------------------------------------------------------
-
-_NO_GRAD = ("no_grad", "inference_mode")
-
-
-def _callee_name(model: SemanticModel, expr: ast.AST) -> str:
-    """The qualified name of an imported callee, or the name of the def of this module it is bound to."""
-    if isinstance(expr, ast.Call):
-        expr = expr.func
-    name = model.resolve(expr)
-    if name:
-        return name
-    binding = model.binding_of(expr) if isinstance(expr, ast.Name) else None
-    return binding.node.name if binding is not None and binding.kind == "def" else ""
-
-
-def _turns_grad_off(model: SemanticModel, expr: ast.AST) -> bool:
-    """`torch.no_grad()`, `inference_mode()`, `set_grad_enabled(False)`, a name bound to one of them,
-    or a decorator of this module named like them (YOLOv5's `@smart_inference_mode()`)."""
-    expr = model.value_of(expr)
-    name = _callee_name(model, expr)
-    if name.endswith(_NO_GRAD):
-        return True
-    return (name.endswith("set_grad_enabled") and isinstance(expr, ast.Call) and bool(expr.args)
-            and literal(expr.args[0]) is False)
-
-
-def _grad_off_here(facts: ScriptFacts, model: SemanticModel, ctx: Context) -> bool:
-    if grad_disabled_at(facts, ctx):
-        return True
-    # What grad_disabled_at does not read yet: set_grad_enabled(False), a bound context, a local decorator.
-    managers = [item.context_expr for w in ctx.withs for item in w.items]
-    return any(_turns_grad_off(model, e) for e in (*managers, *getattr(ctx.function, "decorator_list", ())))
-
-
-def _autograd_off(facts: ScriptFacts, model: SemanticModel, node: ast.AST, depth: int = 0) -> bool:
-    """Autograd is off where `node` runs: under a no-grad context or decorator there, or in a function
-    whose every call in this module is such a place (an evaluation helper of a no_grad caller)."""
-    ctx = facts.context_of(node)
-    if ctx is None or _grad_off_here(facts, model, ctx):
-        return True
-    function = ctx.function
-    if depth >= 4 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    calls = _calls_of(facts, model, function)
-    return bool(calls) and all(_autograd_off(facts, model, call, depth + 1) for call, _ in calls)
-
-
-def _calls_of(facts: ScriptFacts, model: SemanticModel, function: ast.AST) -> list[tuple[ast.Call, int]]:
-    """The calls of a def in its module, each with how many arguments the call leaves out in front
-    (`self`): `f(...)` reaching the def, `self.f(...)` in its class, `Cls(...)` for `__init__`."""
-    outer = model.scope_of(function)
-    sites = facts.method_calls(function.name)
-    if outer.kind != "class":
-        return [(s.node, 0) for s in sites if _binds_to(model, s.node.func, function)]
-    cls = outer.node
-    skipped = 0 if _is_static(function) else 1
-    calls = [(s.node, skipped) for s in sites
-             if isinstance(s.node.func, ast.Attribute) and _self_class(model, s.node.func.value) is cls]
-    if function.name == "__init__":
-        calls += [(s.node, 1) for s in facts.method_calls(cls.name) if _binds_to(model, s.node.func, cls)]
-    return calls
-
-
-def _binds_to(model: SemanticModel, expr: ast.AST, definition: ast.AST) -> bool:
-    if not isinstance(expr, ast.Name):
-        return False
-    found = model.reaching(expr.id, expr)
-    return len(found) == 1 and found[0].node is definition
-
-
-def _passed_on(facts: ScriptFacts, model: SemanticModel, function: ast.AST) -> bool:
-    """The def is referenced other than by calling it (a callback, a hook): who runs it is unknown."""
-    called = {id(site.node.func) for site in facts.method_calls(function.name)}
-    for node, _ in facts.of_type(ast.Attribute):
-        if node.attr == function.name and isinstance(node.ctx, ast.Load) and id(node) not in called:
-            return True
-    outer = model.scope_of(function)
-    if outer.kind == "class":
-        return False
-    own = [b for b in outer.bindings.get(function.name, ()) if b.node is function]
-    return any(id(use) not in called for b in own for use in model.uses_of(b))
-
-
-def _calls_in(model: SemanticModel, function: ast.AST) -> list[ast.Call]:
-    return model.calls_in(function) if function is not None else []
+    return isinstance(func, ast.Attribute) and func.attr in names and object_of(model, func.value) == key
 
 
 def _attr(call: ast.Call) -> str:
@@ -254,25 +110,25 @@ def _looks_like_a_model(model: SemanticModel, target: ast.expr) -> bool:
     while isinstance(target, ast.Attribute) and target.attr == "module":
         target = target.value
     name = target.attr if isinstance(target, ast.Attribute) else target.id
-    key = _identity(model, target)
+    key = object_of(model, target)
     return bool(_MODEL_NAMES.search(name)) and key is not None and not (
         isinstance(key, Binding) and key.kind in _NOT_MODELS)
 
 
 def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast.AST, target) -> Optional[Report]:
     facts = ctx.facts
-    key = _identity(model, target)
+    key = object_of(model, target)
     if key is None or function.name.startswith("test_") or _in_lightning_module(model, function):
         return None  # (a test_ function is a unit test of a forward; Lightning runs its hooks without grad)
-    calls = _calls_in(model, function)
+    calls = model.calls_in(function)
     if _wants_grad(model, function, calls):
         return None
     if any(_method_of(model, c, ("train",), key) for c in calls) and not _train_only_at_the_end(model, function, key):
         return None
-    forwards = [c for c in calls if _runs(model, c, key) and not _autograd_off(facts, model, c)]
-    if not forwards or _passed_on(facts, model, function):
+    forwards = [c for c in calls if _runs(model, c, key) and not autograd_off(facts, c)]
+    if not forwards or passed_on(model, function):
         return None
-    torch_name = _torch_name(model, function)
+    torch_name = module_name_at(model, "torch", function)
     fix = None
     if torch_name and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fix = make_fix("decorate-no-grad", f"Decorate {function.name}() with @{torch_name}.no_grad()",
@@ -284,13 +140,13 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
 def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> Optional[Report]:
     """An inference script written at module level: `model.eval()` then forwards, nothing trains anywhere."""
     facts = ctx.facts
-    key = _identity(model, target)
+    key = object_of(model, target)
     if key is None or any(site.attr in _WANTS_GRAD for site in facts.calls):
         return None
     if any(_method_of(model, site.node, ("train",), key) for site in facts.calls):
         return None
     forwards = [s.node for s in facts.calls if s.ctx.function is None and _runs(model, s.node, key)
-                and not _autograd_off(facts, model, s.node)]
+                and not autograd_off(facts, s.node)]
     if not forwards:
         return None
     return Report(forwards[0], f"the script runs {ast.unparse(target)} in eval mode with autograd on, so every forward "
@@ -299,7 +155,7 @@ def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> 
 
 def _wants_grad(model: SemanticModel, function: ast.AST, calls: list[ast.Call]) -> bool:
     """The function trains or turns gradients on itself (`@torch.enable_grad()`)."""
-    decorators = [_callee_name(model, d) for d in function.decorator_list]
+    decorators = [callee_name(model, d) for d in function.decorator_list]
     return (any(_attr(c) in _WANTS_GRAD for c in calls)
             or any(n.endswith(("enable_grad", "set_grad_enabled")) for n in decorators))
 
@@ -315,24 +171,9 @@ def _train_only_at_the_end(model: SemanticModel, function: ast.AST, key) -> bool
 def _in_lightning_module(model: SemanticModel, function: ast.AST) -> bool:
     """A method of a Lightning class (or of a local subclass of one): the Trainer runs its
     validation, test and predict hooks without grad."""
-    cls, depth = model.class_of(function), 0
-    while cls is not None and depth < 4:
-        if any("lightning" in (model.resolve(b) or "").lower() or "Lightning" in ast.unparse(b) for b in cls.bases):
-            return True
-        local = [model.binding_of(b) for b in cls.bases if isinstance(b, ast.Name)]
-        cls = next((b.node for b in local if b is not None and b.kind == "class"), None)
-        depth += 1
-    return False
-
-
-def _torch_name(model: SemanticModel, function: ast.AST) -> Optional[str]:
-    """A name that is the `torch` module where the function's decorators run, or None."""
-    for name, bindings in model.module.bindings.items():
-        if any(b.kind == "import" and b.qualname == "torch" for b in bindings):
-            found = model.reaching(name, function)
-            if found and all(b.kind == "import" and b.qualname == "torch" for b in found):
-                return name
-    return None
+    cls = model.class_of(function)
+    return cls is not None and any("lightning" in (model.resolve(b) or "").lower() or "Lightning" in ast.unparse(b)
+                                   for c in class_lineage(model, cls) for b in c.bases)
 
 
 @codemod_fixer("decorate-no-grad")
@@ -451,11 +292,11 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
     decided = set()
     for site in _training_step_calls(facts) if evals else ():
         target = _forward_target(site.node)
-        key = _identity(model, target) if target is not None else None
+        key = object_of(model, target) if target is not None else None
         if key not in evals or key in decided:
             continue
         before = [e for e in evals[key] if e.ctx.function is None or runs_before(e.node, e.ctx, site.node, site.ctx)]
-        if not before or _autograd_off(facts, model, site.node):
+        if not before or autograd_off(facts, site.node):
             continue
         decided.add(key)
         if _may_train(facts, model, key, target) or not _runs_another_model(model, site, key):
@@ -474,9 +315,9 @@ def _runs_another_model(model: SemanticModel, site: CallSite, key) -> bool:
     """Does the training step also run another model (a student, a policy)? If not, the step's
     backward trains `key` itself (linear probing keeps a backbone in eval mode for its BatchNorm
     statistics, and a loss function is no model)."""
-    for call in _calls_in(model, site.ctx.function):
+    for call in model.calls_in(site.ctx.function):
         target = _forward_target(call)
-        other = _identity(model, target) if target is not None else None
+        other = object_of(model, target) if target is not None else None
         if other is None or other == key or (isinstance(other, Binding) and other.kind in _NOT_MODELS):
             continue
         if _looks_like_a_model(model, target) or _TRAINED_NAMES.search(ast.unparse(target)):
@@ -494,7 +335,7 @@ def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
     for site in facts.method_calls("eval"):
         call = site.node
         if not call.args and not call.keywords and isinstance(call.func, ast.Attribute):
-            key = _identity(model, call.func.value)
+            key = object_of(model, call.func.value)
             if key is not None:
                 found.setdefault(key, []).append(site)
     return found
@@ -513,35 +354,19 @@ def _may_train(facts: ScriptFacts, model: SemanticModel, key, target: ast.expr) 
     or to freeze them one by one), `requires_grad_` on it or on the object that holds it
     (`self.parameters()` for `self.teacher`), or hands it to a call dslint does not follow
     (`freeze(teacher)`, `DDP(teacher)`); a parameter counts with what this module's callers pass."""
-    keys, passing = _with_arguments(facts, model, key)
-    holder = _self_class(model, target.value) if isinstance(target, ast.Attribute) else None
+    keys, passing = object_with_arguments(model, key)
+    holder = self_class(model, target.value) if isinstance(target, ast.Attribute) else None
     for site in facts.calls:
         call, func = site.node, site.node.func
         if isinstance(func, ast.Attribute) and func.attr in _TRAINS_OR_FREEZES:
-            if _identity(model, func.value) in keys or (holder and _self_class(model, func.value) is holder):
+            if object_of(model, func.value) in keys or (holder and self_class(model, func.value) is holder):
                 return True
         if call in passing:
             continue
         arguments = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
-        if any(not isinstance(a, ast.Constant) and _identity(model, a) in keys for a in arguments):
+        if any(not isinstance(a, ast.Constant) and object_of(model, a) in keys for a in arguments):
             return True
     return False
-
-
-def _with_arguments(facts: ScriptFacts, model: SemanticModel, key) -> tuple[set, set]:
-    """The model, plus what the calls of its function in this module pass for it when it is a
-    parameter; and those calls."""
-    keys, calls = {key}, set()
-    if isinstance(key, Binding) and key.kind == "parameter" and key.position is not None:
-        for call, skipped in _calls_of(facts, model, key.scope.node):
-            index = key.position - skipped
-            given = call.args[index] if 0 <= index < len(call.args) else next(
-                (k.value for k in call.keywords if k.arg == key.name), None)
-            if given is not None and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
-                keys.add(_identity(model, given))
-                calls.add(call)
-    keys.discard(None)
-    return keys, calls
 
 
 @codemod_fixer("freeze-eval-model")
