@@ -62,15 +62,37 @@ class _RankTests:
         self.model = semantic_model(facts)
         self._selects: dict[int, bool] = {}
         self._function_gates: dict[int, tuple] = {}
+        self._rankish: Optional[frozenset] = None
+        self._parameters: Optional[frozenset] = None
 
     # -- what an expression is ------------------------------------------------------------
     def _followed(self, expr: ast.AST) -> ast.AST:
         """A name's assigned value when it is a test (`is_main = rank == 0`), else the name."""
-        if isinstance(expr, ast.Name):
+        if isinstance(expr, ast.Name) and expr.id in self._rankish_assignments():
             value = self.model.value_of(expr)
             if value is not expr and isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call, ast.Attribute)):
                 return value
         return expr
+
+    def _rankish_assignments(self) -> frozenset:
+        """Names assigned, somewhere in the module, a value that reads a rank: the only names
+        worth following (building a function's scopes for every `if flag:` costs more than the rule)."""
+        if self._rankish is None:
+            self._rankish = frozenset(a.name for a in self.facts.assignments
+                                      if "." not in a.name and self._reads_rank_lexically(a.value))
+        return self._rankish
+
+    @staticmethod
+    def _reads_rank_lexically(expr: ast.AST) -> bool:
+        """A test-shaped value (comparison, boolean, call or attribute) that names a rank."""
+        if isinstance(expr, (ast.Call, ast.Attribute, ast.Name)):
+            name = _callee_or_name(expr)
+            return bool(RANK_WORDS.search(name) or _MAIN_WORDS.search(name))
+        if not isinstance(expr, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
+            return False
+        return any((isinstance(n, ast.Name) and (RANK_WORDS.search(n.id) or _MAIN_WORDS.search(n.id))) or
+                   (isinstance(n, ast.Attribute) and (RANK_WORDS.search(n.attr) or _MAIN_WORDS.search(n.attr))) or
+                   (isinstance(n, ast.Constant) and n.value in ("RANK", "LOCAL_RANK")) for n in ast.walk(expr))
 
     def mentions_rank(self, expr: ast.AST) -> bool:
         """Does the expression read a process rank (variable, attribute, call or env key)?"""
@@ -91,6 +113,12 @@ class _RankTests:
 
     def _constant_parameter(self, name: ast.Name) -> bool:
         """A parameter that every call of its function in this module passes as a constant."""
+        if self._parameters is None:
+            self._parameters = frozenset(
+                a.arg for kind in (ast.FunctionDef, ast.AsyncFunctionDef) for node, _ in self.facts.of_type(kind)
+                for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
+        if name.id not in self._parameters:
+            return False  # no function takes a parameter of that name: nothing to look up
         binding = self.model.binding_of(name)
         if binding is None or binding.kind != "parameter":
             return False
@@ -189,7 +217,7 @@ class _RankTests:
     def _early_return_gates(self, stmt: ast.If) -> bool:
         """`if not is_master: return` gates what follows; `if not use_x and not rank0: return` does
         not prove it (the ranks that return depend on a flag a later branch reads too)."""
-        if not (self.selects_some_ranks(stmt.test) and _ends_in_exit(stmt.body) and not stmt.orelse):
+        if stmt.orelse or not _ends_in_exit(stmt.body) or not self.selects_some_ranks(stmt.test):
             return False
         test = self._followed(stmt.test)
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
