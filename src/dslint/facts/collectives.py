@@ -230,7 +230,7 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
     for _ in range(3):  # helpers calling helpers, a few levels deep
         grew = False
         for site, key in helper_calls:
-            if key not in bearing or rank_gate(facts, site.node) is not None:
+            if key not in bearing or rank_gate(facts, site.node, site.ctx) is not None:
                 continue
             function = site.ctx.function
             outer = _function_key(facts, function) if function is not None else None
@@ -244,7 +244,7 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
             continue
         if site.ctx.function is not None and _function_key(facts, site.ctx.function) == key:
             continue  # recursion
-        gate = rank_gate(facts, site.node)
+        gate = rank_gate(facts, site.node, site.ctx)
         if gate is not None:
             found, line = bearing[key]
             gated.append(GatedCall(site.node, found, gate, via=f"{key}() (it reaches {found.label} on line {line})"))

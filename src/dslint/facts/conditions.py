@@ -224,8 +224,8 @@ class _RankTests:
             return all(self.selects_some_ranks(v) for v in test.values)
         return True
 
-    def rank_gate(self, node: ast.AST) -> Optional[RankGate]:
-        where = self.facts.context_of(node)
+    def rank_gate(self, node: ast.AST, where: Optional[Context] = None) -> Optional[RankGate]:
+        where = where or self.facts.context_of(node)
         if where is None:
             return None
         for guard, in_body in reversed(where.guards):
@@ -261,9 +261,10 @@ def rank_tests(facts: ScriptFacts) -> _RankTests:
     return cached
 
 
-def rank_gate(facts: ScriptFacts, node: ast.AST) -> Optional[RankGate]:
-    """The innermost reason why only some ranks reach `node`, or None when every rank may."""
-    return rank_tests(facts).rank_gate(node)
+def rank_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context] = None) -> Optional[RankGate]:
+    """The innermost reason why only some ranks reach `node`, or None when every rank may.
+    `where`: the node's context when the caller has it (a CallSite's), saving the lookup."""
+    return rank_tests(facts).rank_gate(node, where)
 
 
 def mentions_rank(facts: ScriptFacts, expr: ast.AST) -> bool:

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..sources.names import dotted, root_name
+from ..sources.names import dotted
 from .collectives import collective_functions
 from .script import ScriptFacts, assigned_name, iterated_expression, literal
 
@@ -333,12 +333,11 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     out = []
     loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
     for site in facts.calls:
-        root = root_name(site.node.func)
-        if root is None or root.id not in imported:
+        # (the call's receiver and attribute are already spelled out: no walk of the callee)
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        if head not in imported or (site.receiver is None and not isinstance(site.node.func, ast.Name)):
             continue
-        local = dotted(site.node.func)
-        if not local:
-            continue
+        local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
         called.add(local)
         if not loaders:
             continue

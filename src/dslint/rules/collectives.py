@@ -68,13 +68,13 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
                 if qualname.split(".", 1)[0] not in _LIBRARIES and qualname.split(".", 1)[0] not in sys.stdlib_module_names}
     imported |= facts.imports.relative
     for site in facts.calls:
-        root = root_name(site.node.func)
-        if root is None or root.id not in imported:
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        if head not in imported or (site.receiver is None and not isinstance(site.node.func, ast.Name)):
             continue
-        gate = rank_gate(facts, site.node)
+        gate = rank_gate(facts, site.node, site.ctx)
         if gate is None:
             continue
-        binding = semantic_model(facts).binding_of(root)
+        binding = semantic_model(facts).binding_of(root_name(site.node.func))
         if binding is None or binding.kind not in ("import", "from-import"):
             continue  # a local name shadows the import here
         callee = dotted(site.node.func)
