@@ -409,7 +409,9 @@ def _call_to(model: SemanticModel, expr: Optional[ast.AST], *qualnames: str) -> 
 
 def _wrapper_call(model: SemanticModel, expr: Optional[ast.AST]) -> Optional[ast.Call]:
     """The DDP/FSDP call that `expr` evaluates to, through the bindings that reach it."""
-    value = model.value_of(expr) if expr is not None else None
+    if expr is None or not model.facts.calls_to(*_WRAPPERS):
+        return None  # no wrapper is built in this module: no value here is one (and no scope is built)
+    value = model.value_of(expr)
     return value if _call_to(model, value, *_WRAPPERS) else None
 
 
