@@ -63,6 +63,7 @@ class Collective:
     kind: str  # COLLECTIVE or CHECKPOINT
     label: str  # what the user wrote, for messages: `dist.all_reduce`, `engine.save_checkpoint`
     why: str  # what makes it collective
+    since: Optional[tuple] = None  # (framework, version) from which it is collective, when that changed
 
 
 class CollectiveFinder:
@@ -139,8 +140,9 @@ class CollectiveFinder:
             if receiver and receiver.rsplit(".", 1)[-1] == "strategy" and attr in ("barrier", "broadcast", "reduce", "all_gather"):
                 return Collective(COLLECTIVE, label, "a Lightning strategy collective")
             if attr == "save_checkpoint" and receiver and receiver.rsplit(".", 1)[-1] == "trainer":
+                # The barrier at its end came with Lightning 2.1.0 (2.0.x and 1.x write on rank 0 only).
                 return Collective(CHECKPOINT, label, "Trainer.save_checkpoint must be called on all processes "
-                                  "(it ends with a barrier)")
+                                  "(it ends with a barrier)", since=("lightning", (2, 1)))
             if receiver == "self" and site.ctx.class_ is not None and site.ctx.class_.name in self.lightning_classes:
                 if attr == "all_gather":
                     return Collective(COLLECTIVE, label, "LightningModule.all_gather is a collective")

@@ -28,6 +28,15 @@ class Project:
             self._program = ProgramIndex(self.modules, self.launched_scripts())
         return self._program
 
+    def newest_allowed(self, framework: str):
+        """The newest release of a framework the project's dependency files allow (None: any)."""
+        cache = self.__dict__.setdefault("_versions", {})
+        if framework not in cache:
+            from .dependencies import newest_allowed
+
+            cache[framework] = newest_allowed(Path(self.root), framework)
+        return cache[framework]
+
     def launched_scripts(self) -> set:
         """Scripts that a launch file of the project starts."""
         from .link import launched_script_paths

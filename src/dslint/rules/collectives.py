@@ -108,7 +108,18 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
         yield Report(call.node, f"{what} is called only by the ranks that pass {call.gate.description}, but "
                      f"{call.collective.why}: the job hangs or writes an incomplete checkpoint; call it on every "
                      "rank (the API decides which rank writes)",
-                     fix=_hoist_fix(facts, call, call.collective.label))
+                     fix=_hoist_fix(facts, call, call.collective.label),
+                     needs=("collective-since", (("framework", call.collective.since[0]),
+                                                 ("version", call.collective.since[1])))
+                     if call.collective.since else None)
+
+
+@decider("collective-since")
+def _decide_collective_since(finding, project, params):
+    """Keep the finding unless the project pins a release older than the one that made the call
+    collective (Lightning's Trainer.save_checkpoint barrier came with 2.1.0)."""
+    newest = project.newest_allowed(params["framework"])
+    return finding if newest is None or newest >= params["version"] else None
 
 
 @codemod_fixer("hoist-out-of-rank-guard")

@@ -1,0 +1,59 @@
+"""Versions a project pins for the frameworks whose behaviour changed between releases.
+
+Read from the dependency files at the project root (requirements*.txt, environment*.yml/.yaml,
+setup.py, setup.cfg, pyproject.toml) as text: an exact pin (`pytorch-lightning==1.4.2`, conda's
+`pytorch-lightning=1.4.2`) or an upper bound (`lightning<2.1`) says which releases can run. No
+pin means "the newest" (as for `deepspeed-version`): rules keep their default behaviour.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Optional
+
+_FILES = ("requirements*.txt", "environment*.yml", "environment*.yaml", "setup.py", "setup.cfg", "pyproject.toml")
+# Distribution names of one framework, as the files spell them.
+PACKAGES = {
+    "lightning": ("pytorch-lightning", "pytorch_lightning", "lightning"),
+}
+_MAX_BYTES = 1_000_000
+
+
+def _version(text: str) -> tuple:
+    return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
+
+
+def newest_allowed(root: Path, framework: str) -> Optional[tuple]:
+    """The newest release of `framework` the project's dependency files allow, as a version tuple
+    ((1, 4, 2) for an exact pin; just below the bound for `<2.1`), or None when nothing limits it."""
+    names = "|".join(re.escape(n) for n in PACKAGES[framework])
+    requirement = re.compile(rf"(?<![\w.-])(?:{names})\s*((?:[<>=!~]=?\s*[0-9][0-9.*]*[\s,]*)+)", re.IGNORECASE)
+    found: list[tuple] = []
+    for pattern in _FILES:
+        for path in sorted(root.glob(pattern)):
+            try:
+                if path.stat().st_size > _MAX_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            for spec in requirement.findall(text):
+                found += _upper_bounds(spec)
+    return min(found) if found else None
+
+
+def _upper_bounds(spec: str) -> list[tuple]:
+    """The newest versions each clause of a specifier allows (`>=` and `!=` allow any newer one)."""
+    out = []
+    for op, number, star in re.findall(r"(==|<=|~=|>=|!=|=|<|>)\s*([0-9][0-9.]*)(\*?)", spec):
+        version = _version(number)
+        if not version or op in (">=", ">", "!="):
+            continue
+        if star:  # `==2.*`: any 2.x
+            version = version + (float("inf"),)
+        if op == "<":  # just below the bound: `<2.1` allows (2, 0.5), which compares below (2, 1)
+            version = version[:-1] + (version[-1] - 0.5,)
+        elif op == "~=":  # `~=2.1` is `>=2.1, ==2.*`
+            version = version[:-2] + (version[-2], float("inf")) if len(version) > 1 else (float("inf"),)
+        out.append(version)
+    return out
