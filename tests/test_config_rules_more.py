@@ -100,3 +100,15 @@ def test_pl_deepspeed_config_path_on_the_launch_line_links(project):
                    "train.py": "import lightning as L\nL.Trainer(devices=2, strategy='deepspeed')\n",
                    "ds.json": '{"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}'})
     assert project.codes() == ["DSL617"]
+
+
+def test_optimizer_params_are_not_read_when_every_initialize_passes_its_own_optimizer(project):
+    """Megatron-DeepSpeed: the config's optimizer block is never built (engine.py
+    _configure_optimizer), so its max_grad_norm never raises."""
+    config = '{"train_micro_batch_size_per_gpu": 4, "optimizer": {"type": "Adam", "params": {"lr": 1e-4, "max_grad_norm": 1.0}}}'
+    client = DS_TRAIN.replace("deepspeed.initialize(", "deepspeed.initialize(optimizer=build(model), ", 1)
+    assert client != DS_TRAIN
+    project.write({"train.py": client, "ds.json": config})
+    assert "DSL601" not in project.codes()
+    project.write({"train.py": DS_TRAIN})
+    assert "DSL601" in project.codes()

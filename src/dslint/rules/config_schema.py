@@ -23,11 +23,13 @@ from ..dsconfig_schema import (
     detect_deepspeed_version,
     validate_config,
 )
+from ..facts.link import link_setups
+from ..facts.program import norm_path
 from ..fixes import make_fix
 from ..model import Applicability, Severity, Span
 from ..sources.dsconfig import JsonDoc
 from .context import ConfigContext, SetupContext
-from .registry import Report, config_rule, setup_rule
+from .registry import Report, config_rule, decider, setup_rule
 
 BUCKET_KEYS = ("reduce_bucket_size", "allgather_bucket_size", "stage3_prefetch_bucket_size", "prefetch_bucket_size",
                "stage3_param_persistence_threshold", "param_persistence_threshold", "stage3_max_live_parameters",
@@ -112,7 +114,22 @@ def unknown_config_key(ctx: ConfigContext) -> Iterator[Report]:
         if problem.kind == UNKNOWN_KEY and str(problem.path[-1]).startswith("_") and len(problem.path) == 1:
             continue  # "_comment": the JSON way to annotate, ignored by DeepSpeed on purpose
         fix = rename_fix(ctx.doc, problem, "rename") if problem.kind == UNKNOWN_KEY else None
-        yield Report(span_of(ctx.doc, problem), problem.message, fix=fix)
+        # DeepSpeed builds (and checks) the config's optimizer only when the script passes none
+        needs = ("config-optimizer-built", ()) if tuple(problem.path[:2]) == ("optimizer", "params") else None
+        yield Report(span_of(ctx.doc, problem), problem.message, fix=fix, needs=needs)
+
+
+@decider("config-optimizer-built")
+def _decide_config_optimizer(finding, project, params):
+    """Drop a finding inside `optimizer.params` when every `deepspeed.initialize` that may read this
+    config (the linked ones, else all of the project's) passes its own optimizer: `_configure_basic_optimizer`, which reads (and rejects) those
+    params, runs only without one (deepspeed/runtime/engine.py `_configure_optimizer`)."""
+    inits = [init for setup in link_setups(project) if setup.config.path and
+             norm_path(setup.config.path) == norm_path(finding.path) for init in setup.facts.deepspeed_inits]
+    if not inits:  # no launch names this config: every deepspeed.initialize of the project may read it
+        inits = [init for summary in project.scripts.values()
+                 for init in getattr(summary.extra.get("setup"), "deepspeed_inits", ())]
+    return None if inits and all(init.optimizer_given for init in inits) else finding
 
 
 @config_rule("DSL602", "removed-config-key", severity=Severity.ERROR)
