@@ -227,42 +227,43 @@ def _plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict
     return FileResult(source, "module", summary=summary)
 
 
-def _dotted_names(path: str) -> set:
-    """The module names a file may be imported as (`a/b/c.py`: a.b.c, b.c, c; a package by its folder)."""
-    parts = Path(path).with_suffix("").parts
-    if parts and parts[-1] == "__init__":
-        parts = parts[:-1]
-    return {".".join(parts[i:]) for i in range(len(parts))}
-
-
 def summarise_imported_plain_modules(results: list[FileResult], settings: Settings,
                                      cache: Optional["ResultCache"], overlay: Optional[dict] = None) -> None:
     """Replace, in `results`, the plain files that a parsed module imports by their summaries
-    (a few rounds: a plain module may import another). Matching is by dotted name, and for
-    relative imports by folder: the program layer resolves the imports exactly afterwards."""
-    pending = {i: r for i, r in enumerate(results) if r.kind == PLAIN}
+    (a few rounds: a plain module may import another), resolving each import the way the
+    program layer will (facts/program.py), so a same-named module elsewhere is left alone."""
+    from .facts.module_summary import ModuleExports
+    from .facts.program import ProgramIndex
+
+    pending = {r.source.path: i for i, r in enumerate(results) if r.kind == PLAIN}
+    if not pending:
+        return
+    modules = {r.source.path: (r.summary.module if r.kind in ("python", "module") and r.summary is not None
+                               and r.summary.module is not None else ModuleExports())
+               for r in results if r.kind in ("python", "module", PLAIN)}
+    index = ProgramIndex(modules)
+    todo = [path for path, exports in modules.items() if exports.imports]
     for _ in range(4):
         wanted = set()
-        for r in results:
-            module = getattr(r.summary, "module", None) if r.kind in ("python", "module") else None
-            for ref in module.imports if module is not None else ():
-                base = ref.module
-                if ref.level:
-                    folder = Path(r.source.path).parent
-                    for _ in range(ref.level - 1):
-                        folder = folder.parent
-                    base = ".".join([*folder.parts, *ref.module.split(".")] if ref.module else folder.parts)
-                wanted.add(base)
-                wanted.update(f"{base}.{name}" if base else name for name, _ in ref.names)
-        found = {i: r for i, r in pending.items() if _dotted_names(r.source.path) & wanted}
+        for path in todo:
+            for ref in modules[path].imports:
+                wanted.add(index.module_file(path, ref.module, ref.level))
+                for name, _ in ref.names:
+                    wanted.add(index.module_file(path, f"{ref.module}.{name}" if ref.module else name, ref.level))
+        found = [index.display[p] for p in wanted if p is not None and index.display.get(p) in pending]
         if not found:
             return
-        for i, r in found.items():
-            del pending[i]
+        todo = []
+        for path in found:
+            i = pending.pop(path)
+            r = results[i]
             results[i] = _plain_module(r.source, settings, overlay)
             results[i].cache_key = r.cache_key
             if cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay):
                 cache.put(r.cache_key, results[i])
+            if results[i].summary is not None and results[i].summary.module is not None:
+                modules[path] = results[i].summary.module
+                todo.append(path)
 
 
 def _drop_caches(facts) -> None:
