@@ -1259,11 +1259,7 @@ def _binding_value(binding: Binding) -> Optional[ast.expr]:
 
 def semantic_model(facts: ScriptFacts) -> SemanticModel:
     """The semantic model of a script, built on first use and cached on its facts."""
-    cached = getattr(facts, "_semantic", None)
-    if cached is None:
-        cached = SemanticModel(facts)
-        facts._semantic = cached  # type: ignore[attr-defined]
-    return cached
+    return facts.derived("semantic", SemanticModel)
 
 
 def iter_scopes(model: SemanticModel) -> Iterator[Scope]:

@@ -255,10 +255,7 @@ class _RankTests:
 
 def rank_tests(facts: ScriptFacts) -> _RankTests:
     """The module's rank-condition reader (cached on the facts)."""
-    cached = getattr(facts, "_rank_tests", None)
-    if cached is None:
-        cached = facts._rank_tests = _RankTests(facts)  # type: ignore[attr-defined]
-    return cached
+    return facts.derived("rank_tests", _RankTests)
 
 
 def rank_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context] = None) -> Optional[RankGate]:

@@ -175,8 +175,4 @@ class DistributedFacts:
 
 
 def distributed_facts(facts: ScriptFacts) -> DistributedFacts:
-    cached = getattr(facts, "_distributed", None)
-    if cached is None:
-        cached = DistributedFacts(facts)
-        facts._distributed = cached  # type: ignore[attr-defined]
-    return cached
+    return facts.derived("distributed", DistributedFacts)

@@ -135,6 +135,16 @@ class ScriptFacts:
     def uses(self, package: str) -> bool:
         return self.imports.uses(package)
 
+    def derived(self, name: str, build):
+        """What a facts module derives from these facts (a semantic model, rank tests), built once
+        and kept as attribute `_<name>`; the engine drops such attributes after the rules ran."""
+        attribute = f"_{name}"
+        found = self.__dict__.get(attribute)
+        if found is None:
+            found = build(self)
+            setattr(self, attribute, found)
+        return found
+
 
 _ITERATION_WRAPPERS = ("enumerate", "tqdm", "zip", "iter", "track", "progress_bar")
 
