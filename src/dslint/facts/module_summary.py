@@ -205,21 +205,31 @@ class _Summariser:
         return local is not None and any("Iterable" in (dotted(b) or "") for b in local.bases)
 
     # -- functions ---------------------------------------------------------------------
-    def inside(self, function: ast.AST) -> tuple[list, list, list]:
-        """(calls, (for loop, context) pairs, returns with a value) directly in `function`'s body,
-        from the facts' one-walk index (nested functions excluded: their context differs)."""
+    def inside(self, function: ast.AST) -> tuple[list, list, list, list]:
+        """(calls, (for loop, context) pairs, returns with a value, assignments) directly in
+        `function`'s body, from the facts' one-walk index (nested functions excluded: their
+        context differs)."""
         if self._inside is None:
             index: dict = {}
+
+            def bucket(function):
+                found = index.get(id(function))
+                if found is None:
+                    found = index[id(function)] = ([], [], [], [])
+                return found
+
             for site in self.facts.calls:
-                index.setdefault(id(site.ctx.function), ([], [], []))[0].append(site)
+                bucket(site.ctx.function)[0].append(site)
             for kind in (ast.For, ast.AsyncFor):
                 for loop, ctx in self.facts.of_type(kind):
-                    index.setdefault(id(ctx.function), ([], [], []))[1].append((loop, ctx))
+                    bucket(ctx.function)[1].append((loop, ctx))
             for ret, ctx in self.facts.of_type(ast.Return):
                 if ret.value is not None:
-                    index.setdefault(id(ctx.function), ([], [], []))[2].append(ret)
+                    bucket(ctx.function)[2].append(ret)
+            for stmt, ctx in self.facts.of_type(ast.Assign):
+                bucket(ctx.function)[3].append(stmt)
             self._inside = index
-        return self._inside.get(id(function), ([], [], []))
+        return self._inside.get(id(function), ([], [], [], []))
 
     def function(self, node: ast.AST) -> FunctionSummary:
         args = node.args
@@ -233,7 +243,7 @@ class _Summariser:
         summary = FunctionSummary(node.name, node.lineno, tuple(positional), tuple(a.arg for a in args.kwonlyargs),
                                   defaults)
         iterated, epoch_iterated, looped_calls = [], [], []
-        calls, fors, returns = self.inside(node)
+        calls, fors, returns, _ = self.inside(node)
         for site in calls:
             if site.qualname in DEVICE_SELECTORS or site.attr in ("set_device", "set_device_index"):
                 summary.selects_device = True
@@ -277,7 +287,7 @@ class _Summariser:
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 summary.methods[stmt.name] = self.function(stmt)
                 if stmt.name == "__init__":
-                    summary.init_stores = _init_stores(stmt, self.facts)
+                    summary.init_stores = _init_stores(stmt, self.inside(stmt)[3])
         return summary
 
 
@@ -291,13 +301,11 @@ def _loop_counter(loop: ast.AST) -> str:
     return ""
 
 
-def _init_stores(init: ast.AST, facts: ScriptFacts) -> dict:
+def _init_stores(init: ast.AST, assignments: list) -> dict:
     """`self.loader = loader` (also in tuple form) in `__init__`: parameter -> attribute."""
     params = {a.arg for a in init.args.args + init.args.kwonlyargs}
     stores = {}
-    for stmt, ctx in facts.of_type(ast.Assign):
-        if ctx.function is not init:
-            continue
+    for stmt in assignments:
         for target in stmt.targets:
             pairs = []
             if isinstance(target, ast.Tuple) and isinstance(stmt.value, ast.Tuple) and len(target.elts) == len(stmt.value.elts):
