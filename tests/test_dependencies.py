@@ -47,3 +47,20 @@ def test_wildcard_and_compatible_release_pins_allow_their_whole_series(tmp_path)
     assert newest_allowed(tmp_path, "lightning") > (2, 9)
     (tmp_path / "requirements.txt").write_text("pytorch-lightning~=1.9\n")
     assert (1, 9) < newest_allowed(tmp_path, "lightning") < (2, 0)
+
+
+def test_cached_project_findings_follow_a_dependency_file_that_changes(project):
+    """The project phase reads requirements.txt, which is no checked file: a warm run must see it change."""
+    from dslint import engine
+    from dslint.settings import Settings
+
+    project.write({"main.py": SAVE_ON_RANK_ZERO})
+
+    def warm_codes():
+        return [f.code for f in engine.check([str(project.root)], Settings(), root=project.root).findings]
+
+    assert "DSL502" in warm_codes()
+    project.write({"requirements.txt": "pytorch-lightning==1.4.2\n"})
+    assert "DSL502" not in warm_codes()
+    (project.root / "requirements.txt").unlink()
+    assert "DSL502" in warm_codes()

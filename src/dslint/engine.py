@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Optional
 
 from . import __version__
-from .facts.setup import Project
+from .facts.setup import Project, input_digest
 from .fixes import apply_edits, build_edits, parses
 from .model import Applicability, Finding, Severity, Span
 from .rules.registry import RULES, Report, Rule, all_rules
@@ -605,12 +605,13 @@ def _setup_findings(root: Path, project: Project, results: list[FileResult], set
             digest.update((result.cache_key or f"uncached:{result.source.abspath}:{id(result)}").encode())
         key = f"\0setup\0{digest.hexdigest()}"
         cached = cache.get(key)
-        if cached is not None:
-            return cached
+        # (findings, the other files the project phase read and their digests then)
+        if isinstance(cached, tuple) and all(input_digest(path) == seen for path, seen in cached[1].items()):
+            return cached[0]
     candidates = [f for r in results for f in r.findings if f.needs is not None]
     findings = run_setup_rules(project, settings, candidates)
     if key is not None:
-        cache.put(key, findings)
+        cache.put(key, (findings, dict(project.inputs)))
     return findings
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 _FILES = ("requirements*.txt", "environment*.yml", "environment*.yaml", "setup.py", "setup.cfg", "pyproject.toml")
 # Distribution names of one framework, as the files spell them.
@@ -23,14 +23,19 @@ def _version(text: str) -> tuple:
     return tuple(int(part) for part in re.findall(r"\d+", text)[:3])
 
 
-def newest_allowed(root: Path, framework: str) -> Optional[tuple]:
+def newest_allowed(root: Path, framework: str, note_input: Optional[Callable[[str], None]] = None) -> Optional[tuple]:
     """The newest release of `framework` the project's dependency files allow, as a version tuple
-    ((1, 4, 2) for an exact pin; just below the bound for `<2.1`), or None when nothing limits it."""
+    ((1, 4, 2) for an exact pin; just below the bound for `<2.1`), or None when nothing limits it.
+    `note_input` is told every file read (and the root folder, whose listing says which exist)."""
+    if note_input is not None:
+        note_input(str(root))
     names = "|".join(re.escape(n) for n in PACKAGES[framework])
     requirement = re.compile(rf"(?<![\w.-])(?:{names})\s*((?:[<>=!~]=?\s*[0-9][0-9.*]*[\s,]*)+)", re.IGNORECASE)
     found: list[tuple] = []
     for pattern in _FILES:
         for path in sorted(root.glob(pattern)):
+            if note_input is not None:
+                note_input(str(path))
             try:
                 if path.stat().st_size > _MAX_BYTES:
                     continue

@@ -18,6 +18,7 @@ Unknown stays unknown (None), with the reason in `notes`.
 """
 from __future__ import annotations
 
+import ast
 import dataclasses
 import functools
 import os
@@ -26,10 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..model import Span
+from ..sources import yaml_configs
 from . import lightning_strategies as pl_table
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
-from .script_setup import ClientOptimizer, LightningSite, ScriptSetupFacts
-from .summary import ScriptSummary
+from .script_setup import ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts
+from .summary import ScriptSummary, summary_extractor
 
 if TYPE_CHECKING:
     from ..settings import Settings
@@ -72,6 +74,8 @@ class TrainingSetup:
     core_binding: bool = False
     config: ConfigLink = field(default_factory=ConfigLink)
     lightning: Optional[LightningSite] = None
+    accelerate: Optional[yaml_configs.AccelerateLaunch] = None  # what `accelerate launch` does (flags + --config_file)
+    lightning_cli: Optional["LightningCliConfig"] = None  # the Trainer arguments a LightningCLI reads (--config)
     notes: dict = field(default_factory=dict)  # fact -> why it is unknown / where it came from
     # id(ClientOptimizer with a builder) -> the optimizer the builder's module constructs
     resolved: dict = field(default_factory=dict)
@@ -90,6 +94,8 @@ class TrainingSetup:
             names.append("Lightning Fabric")
         if self.facts.deepspeed_inits:
             names.append("deepspeed.initialize")
+        if self.lightning_cli is not None:
+            names.append(f"LightningCLI ({', '.join(self.lightning_cli.trainer.files)})")
         return names
 
     @property
@@ -251,12 +257,16 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
         given = _option_value(_script_args(command), setup.lightning.devices_options)
         devices = (int(given[0]) if given[0].isdigit() else None) if given else setup.lightning.devices
         setup.lightning = dataclasses.replace(setup.lightning, devices=devices)
-    accelerate_config = _accelerate_config(project, launch_path, command)
-    if accelerate_config:
-        setup.notes["accelerate_config"] = accelerate_config
+    setup.accelerate = _accelerate_config(project, launch_path, command)
+    if setup.accelerate is not None and setup.accelerate.unknown:
+        setup.notes["accelerate_config"] = setup.accelerate.unknown
+    if setup.lightning is None and command is not None:
+        _lightning_cli(project, setup)
     _processes(setup, settings)
     _threads(setup)
     _config(project, setup)
+    if setup.lightning_cli is not None:
+        _lightning_cli_config_positions(setup)
     for init in facts.deepspeed_inits:
         if init.optimizer is not None and init.optimizer.builder:
             symbol = project.program.symbol(script, init.optimizer.builder)
@@ -286,29 +296,52 @@ def _lightning_devices(site: LightningSite) -> Optional[int]:
     return None
 
 
-def _int_or_none(value) -> Optional[int]:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _accelerate_config(project: "Project", launch_path: Optional[str], command) -> Optional[dict]:
-    """The `accelerate launch --config_file x.yaml` settings, read from disk when PyYAML is there."""
-    if command is None or command.accelerate is None or not command.accelerate.config_file:
+def _accelerate_config(project: "Project", launch_path: Optional[str], command) -> Optional[yaml_configs.AccelerateLaunch]:
+    """What `accelerate launch` does with its flags and `--config_file x.yaml` (None: not an accelerate launch)."""
+    launcher = command.launcher("accelerate") if command is not None else None
+    if launcher is None or command.accelerate is None:
         return None
-    written = command.accelerate.config_file
-    bases = ([_abs(project, launch_path).parent] if launch_path else []) + [Path(project.root)]
-    for base in bases:
-        path = base / written
+    flags: dict = {}
+    for key, option in launcher.options.items():
+        flags[key] = True if option.is_flag else (option.value if option.value is not None else yaml_configs.NOT_LITERAL)
+    config_given = "config_file" in launcher.options
+    config = _launch_yaml(project, launch_path, command.accelerate.config_file) if config_given else None
+    inherited = (command.omp_num_threads_set, command.omp_num_threads)
+    return yaml_configs.accelerate_launch(flags, inherited, config, config_given)
+
+
+def _launch_yaml(project: "Project", launch_path: Optional[str], written: str) -> Optional[yaml_configs.YamlDoc]:
+    """The YAML file a launch line names, read once per project: relative to the launch file's folder or
+    the project root; None when it is not found there, or found in both (another file each)."""
+    if not written or "$" in written:
+        return None
+    memo = project.__dict__.get("_yaml_memo")
+    if memo is None:
+        memo = project._yaml_memo = {}  # type: ignore[attr-defined]
+    # Display paths follow the launch file's: relative to the working directory, or absolute.
+    root_display = str(project.root)
+    if launch_path is not None and not os.path.isabs(launch_path):
+        try:
+            root_display = os.path.relpath(str(project.root))
+        except ValueError:  # another drive (Windows)
+            pass
+    bases = [(_abs(project, launch_path).parent, os.path.dirname(launch_path) or ".")] if launch_path else []
+    bases.append((Path(project.root), root_display))
+    candidates: dict = {}
+    for base, display_base in bases:
+        path = Path(written) if os.path.isabs(written) else base / written
+        project.note_input(str(path))  # (one that appears later changes the link)
         if path.is_file():
-            try:
-                import yaml  # optional: dslint does not depend on PyYAML
-            except ImportError:
-                return None
-            try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8"))
-            except Exception:  # an unreadable YAML file leaves the facts unknown
-                return None
-            return data if isinstance(data, dict) else None
-    return None
+            display = written if os.path.isabs(written) else os.path.normpath(os.path.join(display_base, written))
+            candidates.setdefault(_resolve(project, path), display)
+    if len(candidates) != 1:
+        return None
+    real, display = next(iter(candidates.items()))
+    if real not in memo:
+        doc = memo[real] = yaml_configs.read_yaml(str(real), display)
+        if doc.text is not None:
+            project.texts.setdefault(display, doc.text)  # for the code frames of findings reported there
+    return memo[real]
 
 
 def lightning_joins_launcher(setup: TrainingSetup) -> Optional[bool]:
@@ -372,16 +405,17 @@ def _processes(setup: TrainingSetup, settings) -> None:
             setup.notes["nproc_per_node"] = f"{spawn.what}(nprocs={spawn.nprocs})"
     if setup.spawner_kind is None and command is not None and setup.launcher == "python" and setup.nodes is None:
         setup.nodes = 1
-    accelerate = setup.notes.get("accelerate_config")
-    if isinstance(accelerate, dict) and setup.spawner_kind == "accelerate":
-        processes, machines = _int_or_none(accelerate.get("num_processes")), _int_or_none(accelerate.get("num_machines"))
+    accelerate = setup.accelerate
+    if accelerate is not None and accelerate.config is not None and not accelerate.unknown \
+            and setup.spawner_kind == "accelerate":
+        processes, machines = accelerate.num_processes, accelerate.num_machines
         if setup.world_size is None and processes:
             setup.world_size = processes
         if setup.nodes is None and machines:
             setup.nodes = machines
-        if setup.procs_per_node is None and processes and (machines or 1):
-            setup.procs_per_node = processes // (machines or 1)
-            setup.notes["nproc_per_node"] = "num_processes / num_machines in the accelerate config file"
+        if setup.procs_per_node is None and processes and machines:
+            setup.procs_per_node = processes // machines
+            setup.notes["nproc_per_node"] = f"num_processes / num_machines of {accelerate.config.path}"
     if settings is not None:
         if setup.procs_per_node is None and settings.nproc_per_node:
             setup.procs_per_node = settings.nproc_per_node
@@ -405,6 +439,10 @@ def _threads(setup: TrainingSetup) -> None:
     if command is None:
         return
     setup.core_binding = bool(command.bind_cores_to_rank or (command.mpirun and command.mpirun.bind_to))
+    accelerate = setup.accelerate
+    if accelerate is not None and not accelerate.unknown and setup.spawner_kind == "accelerate":
+        setup.threads_per_rank, setup.threads_source = accelerate.omp_num_threads, accelerate.omp_source
+        return
     if command.omp_num_threads_set:
         setup.threads_per_rank = command.omp_num_threads or "set (not a literal)"
         setup.threads_source = "OMP_NUM_THREADS on the launch line"
@@ -476,11 +514,12 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         elif command.accelerate is not None and command.accelerate.deepspeed_config_file:
             chosen = (command.accelerate.deepspeed_config_file, "accelerate launch --deepspeed_config_file", None, None)
             link.consumer = "accelerate"
-        elif isinstance(setup.notes.get("accelerate_config"), dict):
-            ds = setup.notes["accelerate_config"].get("deepspeed_config")
-            if isinstance(ds, dict) and isinstance(ds.get("deepspeed_config_file"), str):
-                chosen = (ds["deepspeed_config_file"], f"deepspeed_config_file in {command.accelerate.config_file}", None, None)
-                link.consumer = "accelerate"
+        elif setup.accelerate is not None and not setup.accelerate.unknown and \
+                isinstance(setup.accelerate.deepspeed.get("deepspeed_config_file"), str):
+            chosen = (setup.accelerate.deepspeed["deepspeed_config_file"],
+                      f"deepspeed_config_file in {setup.accelerate.config.path if setup.accelerate.config else 'accelerate'}",
+                      None, None)
+            link.consumer = "accelerate"
     if chosen is not None:
         written, how, ref_span, launch_span = chosen
         link.how, link.ref_span, link.launch_span = f"{how}: {written!r}", ref_span, launch_span
@@ -491,6 +530,15 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             link.value = project.configs[found].value
         else:
             setup.notes["config"] = f"{written!r} is not a DeepSpeed config among the checked files"
+        setup.config = link
+        return
+    if chosen is None and _accelerate_builds_config(setup):
+        accelerate = setup.accelerate
+        link.value, link.consumer = accelerate.deepspeed_config(), "accelerate"
+        source = accelerate.config.path if accelerate.config is not None else "the accelerate launch flags"
+        link.how = f"accelerate builds it from the deepspeed_config of {source}"
+        link.ref_span = accelerate.span(("deepspeed_config",)) or accelerate.span(("distributed_type",))
+        link.ref_path = accelerate.config.path if link.ref_span is not None else None
         setup.config = link
         return
     site = setup.lightning
@@ -509,6 +557,21 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             link.ref_span, link.ref_path = site.strategy_span, setup.script_path
             link.consumer = "lightning" if site.kind == "trainer" else "fabric"
     setup.config = link
+
+
+def _accelerate_builds_config(setup: TrainingSetup) -> bool:
+    """An Accelerator in the script whose DeepSpeed config accelerate builds from the launch's settings:
+    Accelerator() makes DeepSpeedPlugin() from the ACCELERATE_DEEPSPEED_* variables the launcher
+    exports, when the script passes no plugin and no config of its own."""
+    accelerate, facts = setup.accelerate, setup.facts
+    if accelerate is None or accelerate.unknown or setup.spawner_kind != "accelerate" or not facts.accelerate:
+        return False
+    if facts.hf_trainer or facts.config_refs or facts.deepspeed_inits:
+        return False
+    module = setup.summary.module
+    if module is not None and any(name.rsplit(".", 1)[-1] == "DeepSpeedPlugin" for name in module.called):
+        return False
+    return accelerate.deepspeed_config() is not None
 
 
 def _consumer(setup: TrainingSetup) -> str:
@@ -542,6 +605,260 @@ def _option_value(args: list, options: tuple) -> Optional[tuple[str, Span]]:
     return found
 
 
+# Where a setting of a DeepSpeed config that no file holds is written: the DeepSpeedStrategy
+# (Python call or LightningCLI init_args) or the accelerate config file's deepspeed_config (or flag).
+_STRATEGY_ARGUMENTS = {"stage": "stage", "offload_param": "offload_parameters",
+                       "offload_optimizer": "offload_optimizer", "offload_optimizer.device": "offload_optimizer_device"}
+_ACCELERATE_FIELDS = {"stage": "zero_stage", "offload_param": "offload_param_device",
+                      "offload_optimizer": "offload_optimizer_device",
+                      "offload_optimizer.device": "offload_optimizer_device"}
+
+
+def built_config_where(setup: TrainingSetup, setting: str) -> Optional[tuple[str, Span, str]]:
+    """(path, span, name as written) of what sets `setting` ("stage", "offload_param",
+    "offload_optimizer", "offload_optimizer.device") of a config Lightning or accelerate builds;
+    None when the setup's config is a file (or a dict written in the script)."""
+    cfg = setup.config
+    if cfg.path is not None or not isinstance(cfg.value, dict):
+        return None
+    if cfg.from_strategy and setup.lightning is not None:
+        name = _STRATEGY_ARGUMENTS[setting]
+        if setup.lightning_cli is not None:
+            found = setup.lightning_cli.where("strategy", "init_args", name) or setup.lightning_cli.where("strategy")
+            return (found[0], found[1], name) if found else None
+        span = setup.lightning.strategy_span
+        return (setup.script_path, span, name) if span is not None else None
+    accelerate = setup.accelerate
+    if cfg.consumer == "accelerate" and accelerate is not None and _accelerate_builds_config(setup):
+        name = _ACCELERATE_FIELDS[setting]
+        span = accelerate.span(("deepspeed_config", name))
+        if span is not None:
+            return accelerate.config.path, span, name
+        launcher = setup.command.launcher("accelerate") if setup.command is not None else None
+        option = launcher.options.get(name) if launcher is not None else None
+        if option is not None:
+            return setup.launch_path, option.span, f"--{name}"
+        span = accelerate.span(("deepspeed_config",)) or accelerate.span(("distributed_type",))
+        return (accelerate.config.path, span, name) if span is not None else None
+    return None
+
+
+# -- LightningCLI ----------------------------------------------------------------------------------
+# Lightning 2.6 pytorch/cli.py: LightningCLI(model_class, datamodule_class, ..., args=None, run=True)
+# parses sys.argv (`args=None`) with jsonargparse; `-c/--config` files and `--trainer.*` options give
+# the Trainer's arguments (sources/yaml_configs.py merges them the way jsonargparse does).
+
+LIGHTNING_CLI = ("lightning.pytorch.cli.LightningCLI", "lightning.pytorch.utilities.cli.LightningCLI")
+_CLI_PARAMETERS = ("model_class", "datamodule_class", "save_config_callback", "save_config_kwargs", "trainer_class",
+                   "trainer_defaults", "seed_everything_default", "parser_kwargs", "subclass_mode_model",
+                   "subclass_mode_data", "args", "run")
+_CLI_DEFAULTS = ("trainer_defaults", "parser_kwargs")  # defaults (and default config files) the launch does not show
+# Methods of a LightningCLI subclass that change how the arguments are read or the Trainer is made.
+_CLI_OVERRIDES = ("parse_arguments", "init_parser", "setup_parser", "instantiate_classes", "instantiate_trainer",
+                  "_instantiate_trainer")
+
+
+@dataclass(frozen=True)
+class LightningCliCall:
+    """One `LightningCLI(...)` (or subclass) call of a module, as plain data for linking."""
+
+    span: Span
+    function: Optional[str]  # the module-level function that makes it; None at module level or in a method
+    run: Optional[bool]  # run= (subcommands); None when not a literal
+    reads_argv: bool  # parses the launch line's arguments the standard way (no args=, no parsing overrides)
+    defaults: bool  # trainer_defaults= / parser_kwargs= given: keys no --config sets are unknown
+
+
+@summary_extractor("lightning_cli")
+def _lightning_cli_calls(facts) -> tuple:
+    """Every LightningCLI made in a module (`LightningCLI(...)`, or a subclass of it defined there)."""
+    if not facts.uses("lightning") and not facts.uses("pytorch_lightning"):
+        return ()
+    sites = [(site, False) for site in facts.calls_to(*LIGHTNING_CLI)]
+    for name, node in facts.classes.items():
+        if "." in name or not any(facts.resolve(base) in LIGHTNING_CLI for base in node.bases):
+            continue
+        overrides = any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in _CLI_OVERRIDES
+                        for item in node.body)
+        sites += [(site, overrides) for site in facts.method_calls(name)
+                  if isinstance(site.node.func, ast.Name) and site.node.func.id == name]
+    calls = []
+    for site, overrides in sites:
+        given = {kw.arg: kw.value for kw in site.node.keywords if kw.arg is not None}
+        starred = site.has_star_kwargs or any(isinstance(a, ast.Starred) for a in site.node.args)
+        for position, value in enumerate(site.node.args[:len(_CLI_PARAMETERS)]):
+            given.setdefault(_CLI_PARAMETERS[position], value)
+        args, run, function = given.get("args"), given.get("run"), site.ctx.function
+        if run is None:
+            run_value: Optional[bool] = True
+        else:
+            run_value = run.value if isinstance(run, ast.Constant) and isinstance(run.value, bool) else None
+        argv = args is None or (isinstance(args, ast.Constant) and args.value is None)
+        top_level = isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and site.ctx.class_ is None
+        calls.append(LightningCliCall(
+            span=facts.lines.span_of_node(site.node), function=function.name if top_level else None, run=run_value,
+            reads_argv=argv and not starred and not overrides,
+            defaults=starred or any(name in given for name in _CLI_DEFAULTS)))
+    return tuple(calls)
+
+
+@dataclass
+class LightningCliConfig:
+    """The Trainer arguments of a LightningCLI setup, and where each is written."""
+
+    module: str  # display path of the module that makes the LightningCLI
+    call: LightningCliCall
+    trainer: yaml_configs.LightningTrainer
+
+    def where(self, *key) -> Optional[tuple[str, Span]]:
+        """(path, span) of the YAML key or launch option that gives `key` (("strategy", "init_args", "stage"))."""
+        found = self.trainer.where.get(tuple(key))
+        return found if found is not None and found[0] and found[1] is not None else None
+
+
+def lightning_position(setup: TrainingSetup, *keys: str) -> tuple[str, Span]:
+    """Where the setup's Lightning Trainer sets the first of `keys` that is written somewhere: the
+    LightningCLI YAML (or launch option) that gives it, else the Trainer/Fabric call in the script."""
+    cli = setup.lightning_cli
+    if cli is None:
+        return setup.script_path, setup.lightning.span
+    for key in keys:
+        found = cli.where(key)
+        if found is not None:
+            return found
+    return cli.module, cli.call.span
+
+
+def _lightning_cli_call(project: "Project", script: str) -> Optional[tuple[str, LightningCliCall]]:
+    """The LightningCLI the launched script makes: in the script itself, or in a project function it calls."""
+    any_cli = project.__dict__.get("_any_lightning_cli")
+    if any_cli is None:  # most projects make none: one look at the summaries, not one per launch line
+        any_cli = any(s.extra.get("lightning_cli") for s in project.scripts.values())
+        project._any_lightning_cli = any_cli  # type: ignore[attr-defined]
+    if not any_cli:
+        return None
+    summary = project.scripts.get(script)
+    calls = summary.extra.get("lightning_cli") if summary is not None else None
+    if calls:
+        return script, calls[0]
+    module = summary.module if summary is not None else None
+    if module is None:
+        return None
+    called = set(module.called)
+    program = project.program
+    for ref in module.imports:  # `from pkg.cli import cli_main; cli_main()`, `import pkg.cli as c; c.cli_main()`
+        targets = [(name, ref.module) for name, local in ref.names if local in called] if ref.names else [
+            (name.split(".", 1)[1], ref.module) for name in called
+            if ref.local and name.startswith(ref.local + ".") and name.count(".") == 1 and ref.local != ref.module]
+        for name, dotted in targets:
+            target = program.module_file(script, dotted, ref.level)
+            path = program.display.get(target, target) if target is not None else None
+            found = project.scripts.get(path) if path is not None else None
+            for call in (found.extra.get("lightning_cli") or ()) if found is not None else ():
+                if call.function == name:
+                    return path, call
+    return None
+
+
+def _lightning_cli(project: "Project", setup: TrainingSetup) -> None:
+    """A launched LightningCLI: the Trainer it makes comes from the launch line's --config files."""
+    found = _lightning_cli_call(project, setup.script_path)
+    if found is None:
+        return
+    module, call = found
+    if not call.reads_argv or call.run is None:
+        setup.notes["lightning_cli"] = f"the LightningCLI in {module} does not read the launch line the standard way"
+        return
+    args = yaml_configs.lightning_cli_args(setup.command.script_args, run=call.run)
+    if args.unknown is None and not any(step[0] == "config" for step in args.steps):
+        setup.notes["lightning_cli"] = "the launch line gives the LightningCLI no --config"
+        return
+    trainer = yaml_configs.lightning_trainer(
+        args, lambda written: _launch_yaml(project, setup.launch_path, written), setup.launch_path)
+    if "*" in trainer.unknown:
+        setup.notes["lightning_cli"] = trainer.unknown["*"]
+        return
+    setup.lightning_cli = cli = LightningCliConfig(module, call, trainer)
+    setup.lightning = _cli_site(cli)
+
+
+_MISSING = object()
+
+
+def _cli_site(cli: LightningCliConfig) -> LightningSite:
+    """The Trainer the LightningCLI makes, as the LightningSite a `Trainer(...)` call in Python gives."""
+    values, unknown = cli.trainer.values, cli.trainer.unknown
+
+    def given(key: str, default):
+        if key in unknown:
+            return _MISSING
+        if key in values:
+            return values[key]
+        return _MISSING if cli.call.defaults else default
+
+    devices, nodes, strategy = given("devices", "auto"), given("num_nodes", 1), given("strategy", None)
+    strategy_name = strategy_class = kwargs = config = None
+    complete = True
+    strategy_where = cli.where("strategy")
+    if isinstance(strategy, str):
+        strategy_name = strategy
+    elif isinstance(strategy, dict):
+        strategy_class = strategy["class_path"].rsplit(".", 1)[-1]
+        if strategy_class == "DeepSpeedStrategy":
+            kwargs = {}
+            for name, value in strategy["init_args"].items():
+                if name == "config":
+                    where = cli.where("strategy", "init_args", "config") or strategy_where
+                    span = where[1] if where else cli.call.span
+                    if isinstance(value, str):
+                        config = ConfigRef("literal", "lightning", "DeepSpeedStrategy config", span, path=value)
+                    elif isinstance(value, dict):
+                        config = ConfigRef("dict", "lightning", "DeepSpeedStrategy config", span, value=value)
+                    elif value is not None:
+                        complete = False
+                elif isinstance(value, (bool, int, float, str)) or value is None:
+                    kwargs[name] = value
+                else:
+                    complete = False
+    elif strategy is _MISSING:
+        complete = False
+    environment = None
+    plugins = given("plugins", None)
+    if plugins is _MISSING:
+        environment = "unknown plugins"
+    elif plugins is not None:
+        for plugin in plugins if isinstance(plugins, list) else [plugins]:
+            name = plugin.get("class_path") if isinstance(plugin, dict) else plugin if isinstance(plugin, str) else None
+            if not isinstance(name, str):
+                environment = "unknown plugins"
+            elif name.rsplit(".", 1)[-1].endswith("Environment"):
+                environment = name.rsplit(".", 1)[-1]
+    return LightningSite(
+        kind="trainer", span=cli.call.span,
+        devices=None if devices is _MISSING else devices, devices_given="devices" in values,
+        num_nodes=nodes if isinstance(nodes, int) and not isinstance(nodes, bool) else None,
+        strategy=strategy_name, strategy_span=strategy_where[1] if strategy_where else None,
+        strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
+        config=config, cluster_environment=environment)
+
+
+def _lightning_cli_config_positions(setup: TrainingSetup) -> None:
+    """A config Lightning builds from a LightningCLI strategy is written in the YAML, not in the script."""
+    cli, link, site = setup.lightning_cli, setup.config, setup.lightning
+    if link.ref_span is None or link.ref_path != setup.script_path or site is None:
+        return
+    if link.ref_span is site.strategy_span:
+        where = cli.where("strategy")
+    elif site.config is not None and link.ref_span is site.config.span:
+        where = cli.where("strategy", "init_args", "config") or cli.where("strategy")
+    else:
+        return
+    link.ref_path, link.ref_span = where if where is not None else (None, None)
+    if link.from_strategy and where is not None:
+        link.from_strategy = f"trainer.strategy in {where[0]}"
+        link.how = f"Lightning builds it from {link.from_strategy}"
+
+
 # -- showing -----------------------------------------------------------------------------------
 
 def _show(value, note: str = "") -> str:
@@ -570,7 +887,8 @@ def describe_setups(project: "Project", settings: Optional["Settings"] = None) -
         lines.append(f"  core binding    {'yes' if setup.core_binding else 'no'}")
         cfg = setup.config
         if cfg.path or cfg.value is not None:
-            lines.append(f"  config          {cfg.path or '(built in code)'} via {cfg.how} [read by: {cfg.consumer}]")
+            built = "(built from a launch config)" if cfg.ref_path and cfg.ref_path != setup.script_path else "(built in code)"
+            lines.append(f"  config          {cfg.path or built} via {cfg.how} [read by: {cfg.consumer}]")
         else:
             lines.append(f"  config          {_show(None, setup.notes.get('config', 'no config reference found'))}")
         lines.append(f"  optimizer       {_optimizer_text(setup)}")
@@ -578,6 +896,9 @@ def describe_setups(project: "Project", settings: Optional["Settings"] = None) -
         pin = _pin_text(setup)
         lines.append(f"  offload         optimizer: {opt_dev}, params: {param_dev}{pin}")
         lines.append(f"  frameworks      {', '.join(setup.frameworks) or 'none'}")
+        for fact in ("accelerate_config", "lightning_cli"):
+            if fact in setup.notes:
+                lines.append(f"  unknown         {setup.notes[fact]}")
         out.append("\n".join(lines))
     return "\n\n".join(out)
 

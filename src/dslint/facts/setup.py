@@ -1,6 +1,8 @@
 """The training setup as a whole: every file of one check, for the rules that link them."""
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,14 @@ class Project:
     launches: dict[str, Any] = field(default_factory=dict)  # display path -> sources.launch.LaunchFile
     texts: dict[str, str] = field(default_factory=dict)  # display path -> text (for launch/config files)
     modules: dict[str, Any] = field(default_factory=dict)  # display path -> ModuleExports (every parsed module)
+    # Files the project phase read besides the checked ones (a launch's YAML, requirements.txt),
+    # with a digest of each: the cached project-phase findings hold only while they are unchanged.
+    inputs: dict[str, str] = field(default_factory=dict)
     _program: Any = None
+
+    def note_input(self, path: str) -> None:
+        """Record a file (or a file that may appear) the project phase reads."""
+        self.inputs.setdefault(str(path), input_digest(str(path)))
 
     @property
     def program(self):
@@ -34,7 +43,7 @@ class Project:
         if framework not in cache:
             from .dependencies import newest_allowed
 
-            cache[framework] = newest_allowed(Path(self.root), framework)
+            cache[framework] = newest_allowed(Path(self.root), framework, self.note_input)
         return cache[framework]
 
     def launched_scripts(self) -> set:
@@ -42,3 +51,18 @@ class Project:
         from .link import launched_script_paths
 
         return launched_script_paths(self)
+
+
+def input_digest(path: str) -> str:
+    """The content digest of a file the project phase reads ("absent" when there is none); of a
+    folder, the digest of its listing (a dependency file added or removed)."""
+    if os.path.isdir(path):
+        try:
+            return hashlib.blake2b("\0".join(sorted(os.listdir(path))).encode(), digest_size=16).hexdigest()
+        except OSError:
+            return "absent"
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+    except OSError:
+        return "absent"

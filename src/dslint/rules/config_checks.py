@@ -9,12 +9,13 @@ from __future__ import annotations
 import json
 from typing import Iterator, Optional
 
+from ..facts.link import built_config_where, link_setups
 from ..fixes import make_fix
 from ..model import Applicability, Severity
 from ..sources.dsconfig import JsonDoc, JsonNode
 from .config_schema import BUCKET_KEYS, target_version
-from .context import ConfigContext
-from .registry import Report, config_rule
+from .context import ConfigContext, SetupContext
+from .registry import Report, config_rule, program_check
 
 PIN_MEMORY_DEFAULT_TRUE_SINCE = (0, 19, 5)  # DeepSpeed PR #8207
 
@@ -101,30 +102,69 @@ def fractional_bucket_size(ctx: ConfigContext) -> Iterator[Report]:
                          f"with a fractional part'. Write an integer.", fix=fix)
 
 
+def ignored_offload(value: dict) -> list[tuple[str, int, str]]:
+    """(what, stage, device) for each offload setting DeepSpeed ignores below ZeRO-3 in `value`:
+    ("offload_param", ...) at stage 0-2, ("offload_optimizer", ...) with device "nvme" at stage 1-2."""
+    stage = _stage(value)
+    zero = value.get("zero_optimization")
+    if stage is None or stage == 3 or not isinstance(zero, dict):
+        return []
+    found = []
+    param = zero.get("offload_param")
+    if isinstance(param, dict) and param.get("device") in ("cpu", "nvme"):
+        found.append(("offload_param", stage, param["device"]))
+    optimizer = zero.get("offload_optimizer")
+    if isinstance(optimizer, dict) and optimizer.get("device") == "nvme" and stage in (1, 2):
+        found.append(("offload_optimizer", stage, "nvme"))
+    return found
+
+
 @config_rule("DSL608", "offload-ignored-below-stage-3")
 def offload_ignored_below_stage_3(ctx: ConfigContext) -> Iterator[Report]:
     """offload_param below ZeRO-3 is ignored; NVMe optimizer offload below ZeRO-3 becomes CPU offload."""
-    value = ctx.doc.value
-    stage = _stage(value)
-    if stage is None or stage == 3:
-        return
-    zero = value.get("zero_optimization")
-    if not isinstance(zero, dict):
-        return
-    param = zero.get("offload_param")
-    if isinstance(param, dict) and param.get("device") in ("cpu", "nvme"):
-        node = ctx.doc.node(("zero_optimization", "offload_param"))
-        yield Report(node.key_span or node.span,
-                     f"offload_param (device {param['device']!r}) with ZeRO stage {stage}: parameters are partitioned "
-                     f"only in stage 3, so DeepSpeed silently ignores it and the parameters stay on the GPU. Use "
-                     f"stage 3, or remove offload_param.")
-    optimizer = zero.get("offload_optimizer")
-    if isinstance(optimizer, dict) and optimizer.get("device") == "nvme" and stage in (1, 2):
-        node = ctx.doc.node(("zero_optimization", "offload_optimizer", "device"))
-        yield Report(node.span,
-                     f"offload_optimizer.device 'nvme' with ZeRO stage {stage}: stages 1–2 treat any offload device as "
-                     f"CPU offload (stage_1_and_2.py), so the optimizer states go to host RAM, not to NVMe. Use stage 3 "
-                     f"for NVMe offload, or write \"cpu\".")
+    for what, stage, device in ignored_offload(ctx.doc.value):
+        if what == "offload_param":
+            node = ctx.doc.node(("zero_optimization", "offload_param"))
+            yield Report(node.key_span or node.span,
+                         f"offload_param (device {device!r}) with ZeRO stage {stage}: parameters are partitioned "
+                         f"only in stage 3, so DeepSpeed silently ignores it and the parameters stay on the GPU. Use "
+                         f"stage 3, or remove offload_param.")
+        else:
+            node = ctx.doc.node(("zero_optimization", "offload_optimizer", "device"))
+            yield Report(node.span,
+                         f"offload_optimizer.device 'nvme' with ZeRO stage {stage}: stages 1–2 treat any offload device "
+                         f"as CPU offload (stage_1_and_2.py), so the optimizer states go to host RAM, not to NVMe. Use "
+                         f"stage 3 for NVMe offload, or write \"cpu\".")
+
+
+@program_check("DSL608")
+def offload_ignored_below_stage_3_in_built_config(ctx: SetupContext) -> Iterator[Report]:
+    """The same for a config no file holds: the one Lightning builds from DeepSpeedStrategy(...) (in the
+    script or in a LightningCLI YAML), or the one accelerate builds from its config file's deepspeed_config."""
+    seen = set()
+    for setup in link_setups(ctx.project, ctx.settings):
+        for what, stage, device in ignored_offload(setup.config_value or {}):
+            setting = "offload_param" if what == "offload_param" else "offload_optimizer.device"
+            where = built_config_where(setup, setting)
+            if where is None:
+                continue
+            path, span, name = where
+            if (path, span.start_offset, what) in seen:
+                continue
+            seen.add((path, span.start_offset, what))
+            stage_at = built_config_where(setup, "stage")
+            related = [(stage_at[0], stage_at[1], f"{stage_at[2]} {stage}")] if stage_at and stage_at[1] != span else []
+            builder = "accelerate" if setup.config.consumer == "accelerate" else "Lightning"
+            written = f"{name} ({device!r})" if name.endswith("device") else name
+            if what == "offload_param":
+                message = (f"{written} with ZeRO stage {stage}: {builder} writes it into the DeepSpeed config as "
+                           f"offload_param, but parameters are partitioned only in stage 3, so DeepSpeed silently ignores "
+                           f"it and the parameters stay on the GPU. Use stage 3, or drop {name}.")
+            else:
+                message = (f"{written} with ZeRO stage {stage}: stages 1–2 treat any offload device as CPU offload "
+                           f"(stage_1_and_2.py), so the optimizer states go to host RAM, not to NVMe. Use stage 3 for "
+                           f"NVMe offload, or offload to \"cpu\".")
+            yield Report(span, message, path=path, related=related)
 
 
 @config_rule("DSL609", "nvme-offload-without-path", severity=Severity.ERROR)

@@ -32,7 +32,7 @@ MEASURED_LIGHTNING_TORCHRUN = "Lightning under torchrun measured 1.11 s per step
 def cpu_optimizer_work(setup: TrainingSetup) -> Optional[str]:
     """Why this setup runs optimizer work on the CPU, or None."""
     opt_device, param_device = setup.offload_devices()
-    where = setup.config.path or setup.config.from_strategy or "the DeepSpeed config"
+    where = setup.config.path or setup.config.from_strategy or setup.config.ref_path or "the DeepSpeed config"
     if opt_device in ("cpu", "nvme"):
         return f"ZeRO-Offload (offload_optimizer.device = {opt_device!r} in {where})"
     if setup.facts.cpu_optimizer:
@@ -89,7 +89,16 @@ def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
         command = setup.command
         if command is None or setup.spawner_kind not in ("torchrun", "torch.distributed.launch", "accelerate"):
             continue
-        if command.omp_num_threads_set or command.omp_num_threads_by_launcher != "1" or _threads_set_in_script(setup):
+        accelerate = setup.accelerate if setup.spawner_kind == "accelerate" else None
+        if accelerate is not None and not accelerate.unknown:
+            # accelerate's own model: its DeepSpeed launcher runs torchrun (which sets 1), the others export
+            # --num_cpu_threads_per_process (default: the inherited value, else 1).
+            one_thread = accelerate.omp_by_launcher and accelerate.omp_num_threads == "1"
+            why = accelerate.omp_source
+        else:
+            one_thread = not command.omp_num_threads_set and command.omp_num_threads_by_launcher == "1"
+            why = f"{setup.spawner_kind} sets OMP_NUM_THREADS=1 in every rank when it is unset"
+        if not one_thread or _threads_set_in_script(setup):
             continue
         n = setup.procs_per_node
         if not (n or 0) > 1:
@@ -106,11 +115,15 @@ def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
                            edits=((start, start, f"OMP_NUM_THREADS={value} ", ""),))
         extra = f"; {MEASURED_LIGHTNING_TORCHRUN}" if setup.lightning is not None else ""
         launcher = command.launcher(setup.spawner_kind) or command.launchers[0]
+        related = []
+        if accelerate is not None and accelerate.config is not None:
+            span = accelerate.span(("deepspeed_config", "offload_optimizer_device"))
+            if span is not None:
+                related.append((accelerate.config.path, span, "the optimizer offload"))
         yield Report(launcher.span,
-                     f"{work} with {_ranks_text(setup)}, but {setup.spawner_kind} sets OMP_NUM_THREADS=1 in every "
-                     f"rank when it is unset: the CPU optimizer runs on one core per rank ({MEASURED_STARVED}{extra}). "
-                     f"Set OMP_NUM_THREADS to the cores per rank on the launch line.",
-                     path=setup.launch_path, fix=fix)
+                     f"{work} with {_ranks_text(setup)}, but {why}: the CPU optimizer runs on one core per rank "
+                     f"({MEASURED_STARVED}{extra}). Set OMP_NUM_THREADS to the cores per rank on the launch line.",
+                     path=setup.launch_path, fix=fix, related=related)
 
 
 # -- Lightning offload strategies leave pin_memory off ----------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, link_setups
+from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, lightning_position, link_setups
 from ..model import Severity
 from ..facts.program import is_test_module
 from .context import SetupContext
@@ -74,11 +74,21 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
                        f"spawns {devices - 1} more")
         else:
             continue
-        yield Report(site.span,
+        path, span = lightning_position(setup, "devices")
+        yield Report(span,
                      f"{_launch_text(setup)} starts {_started(setup)} and this {site.kind.title()}(devices={site.devices!r}) "
                      f"starts its own: {why}. Each GPU then carries several worlds (measured: 2 worlds on 2 x H200 ran "
                      f"2.4x slower each). Launch with plain python, or with torchrun/srun under a normal job name.",
-                     path=setup.script_path, related=setup.launch_related("the outside launcher"))
+                     path=path, related=setup.launch_related("the outside launcher"))
+
+
+def _given(setup: TrainingSetup, key: str, value) -> str:
+    """`devices=8` for a Trainer call; `trainer.devices: 8 (configs/fit.yaml)` for a LightningCLI."""
+    cli = setup.lightning_cli
+    if cli is None:
+        return f"{key}={value!r}"
+    found = cli.where(key)
+    return f"trainer.{key}: {value!r} ({found[0] if found else 'the default: no config sets it'})"
 
 
 @setup_rule("DSL702", "launcher-framework-mismatch", severity=Severity.ERROR)
@@ -95,22 +105,28 @@ def launcher_framework_mismatch(ctx: SetupContext) -> Iterator[Report]:
         per_node = command.nproc_per_node if setup.spawner_kind != "srun" else (
             command.srun.ntasks_per_node if command.srun else None)
         nodes = command.nnodes if setup.spawner_kind != "srun" else (command.srun.nodes if command.srun else None)
-        problems = []
+        problems, keys = [], []
         if devices is not None and site.devices_given and per_node is not None and devices != per_node:
-            problems.append(f"devices={site.devices!r} but the launcher starts {per_node} processes per node")
+            problems.append(f"{_given(setup, 'devices', site.devices)} but the launcher starts {per_node} processes per node")
+            keys.append("devices")
         if site.num_nodes is not None and nodes is not None and site.num_nodes != nodes:
-            problems.append(f"num_nodes={site.num_nodes} but the launcher runs on {nodes} nodes")
+            problems.append(f"{_given(setup, 'num_nodes', site.num_nodes)} but the launcher runs on {nodes} nodes")
+            keys.append("num_nodes")
         if not problems:
             continue
+        path, span = lightning_position(setup, *keys)
         consequence = {
             "torchrun": "Lightning's TorchElastic environment raises ValueError (devices x num_nodes != WORLD_SIZE)",
             "torch.distributed.launch": "Lightning's TorchElastic environment raises ValueError",
             "srun": "Lightning's SLURM environment raises ValueError at start-up",
         }.get(setup.spawner_kind, "the ranks disagree on the world size and the job hangs at initialisation")
-        yield Report(site.span,
+        advice = ("set trainer.devices and trainer.num_nodes in the config to what the launcher starts"
+                  if setup.lightning_cli is not None else
+                  "devices=int(os.environ['LOCAL_WORLD_SIZE']) and num_nodes from the launcher")
+        yield Report(span,
                      f"{'; '.join(problems)} ({_launch_text(setup)}): {consequence}. Make them agree, e.g. "
-                     f"devices=int(os.environ['LOCAL_WORLD_SIZE']) and num_nodes from the launcher.",
-                     path=setup.script_path, related=setup.launch_related("the launcher"))
+                     f"{advice}.",
+                     path=path, related=setup.launch_related("the launcher"))
 
 
 @setup_rule("DSL703", "fixed-rendezvous-port")
