@@ -77,6 +77,11 @@ class TrainingSetup:
     accelerate: Optional[yaml_configs.AccelerateLaunch] = None  # what `accelerate launch` does (flags + --config_file)
     lightning_cli: Optional["LightningCliConfig"] = None  # the Trainer arguments a LightningCLI reads (--config)
     notes: dict = field(default_factory=dict)  # fact -> why it is unknown / where it came from
+    # srun in the chain: its tasks per node; as the spawner (no torch launcher after it) also what its tasks
+    # lack and whether they see the same GPUs (see _slurm_tasks); () / None elsewhere or when not told.
+    rank_env_missing: tuple = ()  # torch's rank variables that no launcher sets and the launch env does not give
+    slurm_tasks_per_node: Optional[int] = None
+    slurm_tasks_share_gpus: Optional[bool] = None
     # id(ClientOptimizer with a builder) -> the optimizer the builder's module constructs
     resolved: dict = field(default_factory=dict)
 
@@ -263,6 +268,8 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     if setup.lightning is None and command is not None:
         _lightning_cli(project, setup)
     _processes(setup, settings)
+    launch = project.launches.get(launch_path) if launch_path is not None else None
+    _slurm_tasks(setup, getattr(launch, "sbatch", None))
     _threads(setup)
     _config(project, setup)
     if setup.lightning_cli is not None:
@@ -428,6 +435,36 @@ def _processes(setup: TrainingSetup, settings) -> None:
     launcher_spawns = setup.spawner_kind is not None
     setup.spawner = ("both" if launcher_spawns and framework_spawns else "launcher" if launcher_spawns
                      else "framework" if framework_spawns else "none" if command is not None else "unknown")
+
+
+# What the torch launchers set for each rank (torch/distributed/elastic/agent/server/local_elastic_agent.py
+# _start_workers); srun sets SLURM_PROCID/SLURM_LOCALID/SLURM_NTASKS instead (srun(1), OUTPUT ENVIRONMENT
+# VARIABLES) and none of these.
+TORCH_RANK_ENV = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE")
+# Options that give each task its own GPUs (srun(1)/sbatch(1): --gpus-per-task implies --gpu-bind=per_task,
+# --ntasks-per-gpu binds tasks to GPUs); without one, every task of a node sees all of the node's GPUs.
+_PER_TASK_GPU_OPTIONS = ("gpus-per-task", "gpu-bind", "ntasks-per-gpu", "tres-per-task")
+
+
+def _slurm_tasks(setup: TrainingSetup, sbatch) -> None:
+    """srun in the chain: how many tasks it starts per node; when it starts the script's ranks itself,
+    which torch rank variables they lack and whether the tasks of a node see the same GPUs."""
+    command = setup.command
+    srun = command.launcher("srun") if command is not None else None
+    if srun is None or command.srun is None:
+        return
+    own = srun.options
+    if "ntasks-per-node" in own:
+        setup.slurm_tasks_per_node = command.srun.ntasks_per_node
+    elif not any(key in own for key in ("ntasks", "nodes", "distribution", "ntasks-per-gpu")):
+        setup.slurm_tasks_per_node = command.srun.ntasks_per_node  # the job's, from #SBATCH
+    if setup.spawner_kind != "srun":
+        return  # a launcher after srun starts the ranks (and sets their variables)
+    if "export" not in own:  # srun --export=NONE/... changes what the tasks inherit
+        setup.rank_env_missing = tuple(k for k in TORCH_RANK_ENV if k not in command.env)
+    directives = {d.key for d in sbatch.all} if sbatch is not None else set()
+    per_task = any(key in own for key in _PER_TASK_GPU_OPTIONS) or bool(directives & set(_PER_TASK_GPU_OPTIONS))
+    setup.slurm_tasks_share_gpus = not per_task and "CUDA_VISIBLE_DEVICES" not in command.env
 
 
 def _threads(setup: TrainingSetup) -> None:

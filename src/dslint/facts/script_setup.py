@@ -106,6 +106,21 @@ class Spawn:
 
 
 @dataclass(frozen=True)
+class EnvDeviceIndex:
+    """A `torch.cuda.set_device(i)` whose index the script takes from environment variables only
+    (through bindings: `local_rank = int(os.environ.get("LOCAL_RANK", 0))`).
+
+    `keys` are the variables the index reads, in source order; `unset_index` is the index when none
+    of them is set (their defaults), None when that is not a constant (a read without a default
+    raises KeyError)."""
+
+    span: Span  # the set_device call
+    read_span: Span  # the first environment read the index goes through
+    keys: tuple
+    unset_index: Optional[int]
+
+
+@dataclass(frozen=True)
 class LoaderWorkers:
     span: Span  # the num_workers value
     value: Optional[int]  # literal
@@ -183,6 +198,7 @@ class ScriptSetupFacts:
     lightning_optimizers: list[ClientOptimizer] = field(default_factory=list)  # in configure_optimizers
     spawns: list[Spawn] = field(default_factory=list)
     loader_workers: list[LoaderWorkers] = field(default_factory=list)
+    env_device_indexes: list[EnvDeviceIndex] = field(default_factory=list)
     ports: list[PortLiteral] = field(default_factory=list)
     saves: list[WeightSave] = field(default_factory=list)
     argparse_options: dict = field(default_factory=dict)  # option string -> (dest, default)
@@ -572,6 +588,28 @@ class _Extractor:
                     self.out.ports.append(PortLiteral(self.span(site.keyword("init_method")), int(port),
                                                       f"init_method={init!r}"))
 
+    def read_env_device_indexes(self) -> None:
+        """`torch.cuda.set_device(i)` where `i` reads the environment and nothing else."""
+        sites = self.f.calls_to("torch.cuda.set_device")
+        if not sites:
+            return
+        model = self.model
+        reads = {id(a.node): a for a in env_accesses(model) if a.kind == "read"}
+        for site in sites:
+            index = site.argument(0, "device")
+            if index is None or _reads_command_line(model, index):
+                continue
+            found = _env_reads_in(model, index, reads)
+            if not found:  # None (not the environment's alone) or [] (a constant: DSL101's)
+                continue
+            value = constant(model, index, assume_env_unset=True)
+            unset = value if isinstance(value, int) and not isinstance(value, bool) else None
+            keys = tuple(dict.fromkeys(a.key for a in found))
+            if None in keys:
+                continue  # `os.environ[name]`: which variable is not known
+            self.out.env_device_indexes.append(EnvDeviceIndex(self.span(site.node), self.span(found[0].node),
+                                                              keys, unset))
+
     def read_env_sets(self) -> None:
         for node, _ in self.f.of_type(ast.Assign):
             for target in node.targets:
@@ -613,6 +651,7 @@ class _Extractor:
         self.read_hf()
         self.read_lightning()
         self.read_processes()
+        self.read_env_device_indexes()
         self.read_saves()
         self.read_threads()
         return self.out
@@ -631,6 +670,43 @@ def _reads_command_line(model: SemanticModel, expr: ast.AST, depth: int = 0) -> 
                 if value is not node and _reads_command_line(model, value, depth + 1):
                     return True
     return False
+
+
+def _env_reads_in(model: SemanticModel, expr: ast.AST, reads: dict, depth: int = 0) -> Optional[list]:
+    """The environment reads (EnvAccess) `expr` goes through, following names to what they are bound
+    to; None when a name leads elsewhere (a parameter, a loop variable, several values that are not
+    all the environment's or constants): then the value is not the environment's alone."""
+    found: list = []
+    work = [expr]
+    while work:
+        node = work.pop()
+        if id(node) in reads:
+            found.append(reads[id(node)])
+            access = reads[id(node)]
+            if access.default is not None:
+                work.append(access.default)
+            continue
+        if isinstance(node, ast.Call):
+            work.extend(node.args)
+            work.extend(k.value for k in node.keywords)
+            continue  # the callee (`int`, `os.getenv`) is not a value of the index
+        if isinstance(node, ast.Name):
+            if depth >= 4:
+                return None
+            values = [v for v in model.values_of(node, hops=1) if v is not node]
+            if not values:
+                return None
+            for value in values:
+                more = _env_reads_in(model, value, reads, depth + 1)
+                if more is None:
+                    return None
+                found += more
+            continue
+        if isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred, ast.Lambda, ast.NamedExpr)):
+            return None  # `args.gpu`, `cfg["gpu"]`: not the environment's
+        work.extend(ast.iter_child_nodes(node))
+    found.sort(key=lambda a: (a.node.lineno, a.node.col_offset))
+    return found
 
 
 @summary_extractor("setup")

@@ -55,6 +55,7 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
                          f"same GPUs. Use one spawner: start the script with plain python, or drop the in-script spawn "
                          f"and read RANK/LOCAL_RANK/WORLD_SIZE from the launcher.",
                          path=setup.script_path, related=setup.launch_related("the outside launcher"))
+        yield from _launcher_per_srun_task(ctx, setup)
         site = setup.lightning
         if site is None:
             continue
@@ -80,6 +81,40 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
                      f"starts its own: {why}. Each GPU then carries several worlds (measured: 2 worlds on 2 x H200 ran "
                      f"2.4x slower each). Launch with plain python, or with torchrun/srun under a normal job name.",
                      path=path, related=setup.launch_related("the outside launcher"))
+
+
+_PER_NODE_LAUNCHERS = ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning")
+_NODE_RANK_OPTIONS = ("node_rank", "machine_rank")
+
+
+def _launcher_per_srun_task(ctx: SetupContext, setup: TrainingSetup) -> Iterator[Report]:
+    """`srun torchrun` / `srun bash -c "accelerate launch ..."` with several tasks per node: srun starts the
+    per-node launcher once per task, and each launcher starts the node's ranks."""
+    command = setup.command
+    tasks = setup.slurm_tasks_per_node
+    if tasks is None or tasks < 2 or setup.spawner_kind not in _PER_NODE_LAUNCHERS:
+        return
+    kinds = [lc.kind for lc in command.launchers]
+    if "srun" not in kinds or kinds.index("srun") > kinds.index(setup.spawner_kind):
+        return
+    spawner = command.launcher(setup.spawner_kind)
+    per_node = command.nproc_per_node
+    node_rank = next((o for o in spawner.option_list if o.key in _NODE_RANK_OPTIONS
+                      and "SLURM_NODEID" in (o.raw_value or "")), None)
+    if not (per_node is not None and per_node > 1) and node_rank is None:
+        return  # one process per launcher (`--nnodes $SLURM_NTASKS --nproc_per_node 1`) is a valid layout
+    srun = command.launcher("srun")
+    option = srun.options.get("ntasks-per-node")
+    launch = ctx.project.launches.get(setup.launch_path)
+    directive = getattr(getattr(launch, "sbatch", None), "ntasks_per_node", None)
+    span = option.span if option is not None else directive.span if directive is not None else command.span
+    ranks = f"{per_node} ranks" if per_node else "its own ranks"
+    same = f", and all {tasks} claim the same {node_rank.name} {node_rank.raw_value}" if node_rank else ""
+    yield Report(span,
+                 f"{tasks} Slurm tasks per node each run {spawner.word} ({_launch_text(setup)}), a per-node launcher "
+                 f"that starts {ranks} on the node{same}: several worlds share the GPUs or the rendezvous fails. "
+                 f"Use --ntasks-per-node=1 with a per-node launcher.",
+                 path=setup.launch_path)
 
 
 def _given(setup: TrainingSetup, key: str, value) -> str:
@@ -160,3 +195,32 @@ def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
                          f"a fixed rendezvous port ({command.master_port}) in a batch job that does not ask for "
                          f"--exclusive nodes: two such jobs scheduled on one node collide ('Address already in use'). "
                          f"Derive it from the job, e.g. --master_port $((10000 + SLURM_JOB_ID % 50000)).", path=path)
+
+
+# Frameworks that find the Slurm task's local rank themselves (Lightning's SLURMEnvironment reads
+# SLURM_LOCALID; deepspeed.init_distributed and Accelerate may discover it through MPI): the script's
+# own LOCAL_RANK read is then not the whole story.
+def _framework_finds_rank(setup: TrainingSetup) -> bool:
+    facts = setup.facts
+    return bool(facts.lightning or facts.accelerate or facts.hf_trainer or facts.deepspeed_inits)
+
+
+@setup_rule("DSL704", "srun-task-reads-torchrun-env", severity=Severity.ERROR)
+def srun_task_reads_torchrun_env(ctx: SetupContext) -> Iterator[Report]:
+    """srun starts one task per GPU, and the script takes its GPU from LOCAL_RANK, which srun does not set."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        tasks = setup.slurm_tasks_per_node
+        if not setup.rank_env_missing or tasks is None or tasks < 2 or not setup.slurm_tasks_share_gpus:
+            continue
+        if _framework_finds_rank(setup):
+            continue
+        for index in setup.facts.env_device_indexes:
+            unset = [k for k in index.keys if k in setup.rank_env_missing and k not in setup.facts.env_sets]
+            if index.unset_index is None or len(unset) != len(index.keys):
+                continue
+            names = "/".join(index.keys)
+            yield Report(index.read_span,
+                         f"{_launch_text(setup)} starts {tasks} Slurm tasks per node, and srun sets SLURM_LOCALID, not "
+                         f"{names}: every task of a node selects cuda:{index.unset_index} (NCCL 'Duplicate GPU "
+                         f"detected'). Take the GPU from os.environ['SLURM_LOCALID'], or start the script with torchrun.",
+                         path=setup.script_path, related=setup.launch_related("srun starts the tasks"))

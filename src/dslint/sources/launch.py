@@ -385,7 +385,7 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     if command is not None:
         command.span = state.index.span(words[0].start, end)
         state.commands.append(command)
-    _maybe_parse_shell_c(state, args, words)
+    _maybe_parse_shell_c(state, args, words, command)
 
 
 _COMMAND_WORDS = frozenset({"torchrun", "deepspeed", "accelerate", "accelerate-launch", "srun", "mpirun", "mpiexec",
@@ -478,8 +478,23 @@ def _strip_wrappers(args: list[ShellArg], inline: dict[str, EnvValue], state: _S
     return args
 
 
-def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word]) -> None:
-    """`bash -c '...'` (also after srun): parse the quoted script where its offsets are exact."""
+class _SpanOf:
+    """A LineIndex stand-in for text that is not the file's (a double-quoted `bash -c` script after
+    expansion): every position is the span of the word that holds it."""
+
+    def __init__(self, span):
+        self._span = span
+
+    def span(self, start: int, end: int):
+        return self._span
+
+
+def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word],
+                         outer: Optional[LaunchCommand] = None) -> None:
+    """`bash -c '...'` (also after srun): parse the quoted script where its offsets are exact; a
+    double-quoted script is expanded first (the batch shell expands it before bash runs it) and
+    its positions are the whole word's, and the commands it starts run under the launchers before
+    `bash` (`srun bash -c "torchrun ..."`: one torchrun per srun task)."""
     for k in range(len(args) - 1):
         head = args[k].value
         if head is None or os.path.basename(head) not in ("bash", "sh", "zsh") or args[k + 1].value != "-c":
@@ -490,7 +505,30 @@ def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word])
         raw = target.raw
         if len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'" and "'" not in raw[1:-1]:
             start = target.span.start_offset + 1
+            # (Its commands keep their own chain for now: tests/test_launch_parse.py reads them as
+            # starting with the inner launcher.)
             _walk_commands(state, lex(state.text, start, target.span.end_offset - 1), make_mode=False)
+            return
+        if len(raw) >= 2 and raw[0] == '"' and raw[-1] == '"':
+            word = next((w for w in words if w.start == target.span.start_offset and w.end == target.span.end_offset),
+                        None)
+            if word is None:
+                return
+            script = _resolve_text(word, state, make_mode=False)
+            sub = _State(_SpanOf(target.span), script, shell_vars=dict(state.shell_vars), env=dict(state.env),
+                         sbatch=state.sbatch)
+            _walk_commands(sub, lex(script), make_mode=False)
+            inner = sub.commands
+            for command in inner:
+                command.span = outer.span if outer is not None else target.span
+            state.commands.extend(inner)
+        else:
+            return
+        wrapping = [lc for lc in outer.launchers] if outer is not None and outer.script == head else []
+        if wrapping:
+            for command in inner:
+                command.launchers = wrapping + command.launchers
+                derive_facts(command, state.sbatch)
         return
 
 

@@ -1,0 +1,126 @@
+"""Slurm semantics in the launch layer: what srun starts, and what its tasks are given."""
+from __future__ import annotations
+
+from dslint.sources.launch import parse_launch_file
+
+RESNET = """import os
+
+import torch
+import torch.distributed as dist
+
+
+def setup():
+    rank = int(os.environ["SLURM_PROCID"])
+    local_rank = int(os.environ.get({key}, 0))
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl", rank=rank, world_size=int(os.environ["SLURM_NTASKS"]))
+
+
+if __name__ == "__main__":
+    setup()
+"""
+SBATCH = """#!/bin/bash
+#SBATCH --job-name=resnet50-ddp
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node={tasks}
+#SBATCH {gpus}
+#SBATCH --cpus-per-task=8
+
+export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)
+{line}
+"""
+ACCELERATE_JOB = """#!/bin/bash
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node={tasks}
+#SBATCH --gres=gpu:8
+#SBATCH --exclusive
+
+LAUNCHER="accelerate launch \\
+    --multi_gpu \\
+    --num_machines $SLURM_NNODES \\
+    --num_processes $((SLURM_NNODES * 8)) \\
+    --machine_rank \\$SLURM_NODEID"
+
+srun bash -c "$LAUNCHER sft.py --epochs 2"
+"""
+SFT = """from accelerate import Accelerator
+
+accelerator = Accelerator()
+"""
+
+
+def _job(tasks=4, gpus="--gpus-per-node=4", line="srun python train.py"):
+    return SBATCH.format(tasks=tasks, gpus=gpus, line=line)
+
+
+def test_srun_tasks_that_read_local_rank_all_select_gpu_0(project):
+    project.write({"train.sbatch": _job(), "train.py": RESNET.format(key='"LOCAL_RANK"')})
+    findings = project.check().findings
+    assert [(f.code, f.path, f.span.start.row) for f in findings] == [("DSL704", "train.py", 9)]
+    assert findings[0].message.startswith("train.sbatch:9 (srun -> python) starts 4 Slurm tasks per node, and srun "
+                                          "sets SLURM_LOCALID, not LOCAL_RANK: every task of a node selects cuda:0")
+    assert findings[0].related[0][0] == "train.sbatch"
+
+
+def test_srun_tasks_reading_slurm_localid_are_clean(project):
+    project.write({"train.sbatch": _job(), "train.py": RESNET.format(key='"SLURM_LOCALID"')})
+    assert project.codes() == []
+
+
+def test_per_task_gpus_make_cuda_0_right(project):
+    project.write({"train.sbatch": _job(gpus="--gpus-per-task=1"), "train.py": RESNET.format(key='"LOCAL_RANK"')})
+    assert project.codes() == []
+
+
+def test_one_task_per_node_or_torchrun_under_srun_is_not_flagged(project):
+    project.write({"a.sbatch": _job(tasks=1), "train.py": RESNET.format(key='"LOCAL_RANK"')})
+    assert project.codes() == []
+    project.write({"a.sbatch": _job(tasks=1, gpus="--gpus-per-node=4",
+                                    line="srun torchrun --nnodes 2 --nproc_per_node 4 train.py")})
+    assert project.codes() == []
+
+
+def test_local_rank_exported_before_srun_is_not_flagged(project):
+    project.write({"train.sbatch": _job(line="export LOCAL_RANK=0\nsrun python train.py"),
+                   "train.py": RESNET.format(key='"LOCAL_RANK"')})
+    assert project.codes() == []
+
+
+def test_srun_bash_c_double_quoted_runs_accelerate_under_srun():
+    launch = parse_launch_file(ACCELERATE_JOB.format(tasks=8), "job.slurm")
+    inner = [c for c in launch.commands if c.script == "sft.py"]
+    assert len(inner) == 1
+    assert [lc.kind for lc in inner[0].launchers] == ["srun", "accelerate"]
+    assert inner[0].span.start.row == 13  # the srun line
+    assert inner[0].srun.ntasks_per_node == 8
+    assert inner[0].launchers[1].options["machine_rank"].value is None  # $SLURM_NODEID: the task's, unknown here
+
+
+def test_accelerate_launch_in_every_srun_task_is_a_double_launch(project):
+    project.write({"job.slurm": ACCELERATE_JOB.format(tasks=8), "sft.py": SFT})
+    findings = project.check().findings
+    assert [(f.code, f.path, f.span.start.row) for f in findings] == [("DSL701", "job.slurm", 3)]
+    assert findings[0].message.startswith("8 Slurm tasks per node each run accelerate launch (job.slurm:13 (srun -> "
+                                          "accelerate launch)), a per-node launcher that starts its own ranks on the "
+                                          "node, and all 8 claim the same --machine_rank $SLURM_NODEID")
+
+
+def test_one_accelerate_launcher_per_node_is_clean(project):
+    project.write({"job.slurm": ACCELERATE_JOB.format(tasks=1), "sft.py": SFT})
+    assert project.codes() == []
+
+
+def test_srun_torchrun_with_eight_tasks_per_node_is_a_double_launch(project):
+    project.write({"a.sbatch": _job(tasks=8, gpus="--gpus-per-node=8",
+                                    line="srun torchrun --nnodes 2 --nproc_per_node 8 train.py"),
+                   "train.py": RESNET.format(key='"LOCAL_RANK"')})
+    findings = project.check().findings
+    assert [(f.code, f.path, f.span.start.row) for f in findings] == [("DSL701", "a.sbatch", 4)]
+
+
+def test_one_process_per_srun_task_torchrun_is_clean(project):
+    # torchrun per task with one process each and --nnodes over all tasks is a valid layout.
+    project.write({"a.sbatch": _job(tasks=8, gpus="--gpus-per-node=8",
+                                    line="srun torchrun --nnodes 16 --nproc_per_node 1 train.py"),
+                   "train.py": RESNET.format(key='"SLURM_LOCALID"')})
+    assert project.codes() == []
