@@ -473,12 +473,13 @@ def test_bash_c_inside_srun_is_parsed_with_exact_positions():
 def test_variables_expand_only_when_literal():
     text = "N=4\nN2=$N\nexport WORLD=${N}\nP=${PORT:-29500}\ntorchrun --nproc_per_node $N2 --master_port $P t.py\n"
     launch = parse_launch_file(text)
-    assert launch.variables == {"N": "4", "N2": "4", "WORLD": "4"}
+    # `${PORT:-29500}`: the script as written runs with 29500, a value its caller may change
+    assert launch.variables == {"N": "4", "N2": "4", "WORLD": "4", "P": "29500"}
     cmd = launch.commands[0]
     assert cmd.nproc_per_node == 4
-    assert cmd.master_port is None
+    assert cmd.master_port is None  # a port from a default is not a fixed one
     assert cmd.env["WORLD"].source == "export"
-    assert cmd.env["P"].value is None
+    assert cmd.env["P"].value == "29500" and cmd.env["P"].from_default
 
 
 # -- is_launch_file ------------------------------------------------------------------------
@@ -522,3 +523,13 @@ def test_ten_thousand_lines_keep_every_command_and_position():
     launch = parse_launch_file(block * 2500)
     assert len(launch.commands) == 2500
     assert launch.commands[-1].launchers[0].span.start == Location(9999, 1)
+
+
+def test_a_count_from_a_default_is_taken_as_written_and_a_port_from_one_is_not_fixed():
+    text = ('GPUS=${GPUS:-4}\nexport MASTER_PORT=${MASTER_PORT:-29500}\n'
+            'torchrun --nproc_per_node="$GPUS" --master_port $MASTER_PORT train.py\n')
+    cmd = parse_launch_file(text).commands[0]
+    assert cmd.nproc_per_node == 4
+    assert cmd.master_port is None
+    assert cmd.launchers[0].options["master_port"].from_default
+

@@ -118,11 +118,19 @@ class _State:
     # One frame per open if/case/loop: the values its assignments replaced. After the block a
     # variable it changed is unknown, since the block may not have run.
     blocks: list[dict[str, Optional[str]]] = field(default_factory=list)
+    # Variables whose value came from a `${X:-default}` (see ShellArg.from_default), and whether
+    # the text resolved last used one.
+    defaulted: set = field(default_factory=set)
+    used_default: bool = False
 
-    def set_shell_var(self, name: str, value: str) -> None:
+    def set_shell_var(self, name: str, value: str, from_default: bool = False) -> None:
         if self.blocks and name not in self.blocks[-1]:
             self.blocks[-1][name] = self.shell_vars.get(name)
         self.shell_vars[name] = value
+        if from_default:
+            self.defaulted.add(name)
+        else:
+            self.defaulted.discard(name)
 
     def open_block(self) -> None:
         self.blocks.append({})
@@ -321,16 +329,29 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
     if part.kind == LIT:
         return part.text
     if part.kind == VAR:
+        if part.text in state.defaulted:
+            state.used_default = True
         return state.shell_vars.get(part.text, UNKNOWN) if not make_mode or part.text in state.shell_vars else UNKNOWN
     if part.kind == PARAM:
         value = state.shell_vars.get(part.text)
-        return value if value else UNKNOWN  # `${X:-8}`: the default applies only if X is unset here
+        if value:
+            state.used_default = state.used_default or part.text in state.defaulted
+            return value
+        # `${X:-8}` with X not set by the script: the script as written runs with 8, which its
+        # caller may change (ShellArg.from_default); a default that expands is unknown
+        default = part.default
+        if default and "$" not in default and "`" not in default:
+            state.used_default = True
+            return default
+        return UNKNOWN
     if part.kind == MAKEVAR:
         return state.make_vars.get(part.text, UNKNOWN)
     return UNKNOWN  # CMD, ARITH, SPECIAL
 
 
 def _resolve_text(word: Word, state: _State, make_mode: bool) -> str:
+    """The word's text with its expansions; `state.used_default` tells whether one was a default."""
+    state.used_default = False
     return "".join(_lookup(p, state, make_mode) for p in word.parts)
 
 
@@ -338,14 +359,15 @@ def _resolve_word(word: Word, state: _State, make_mode: bool) -> list[ShellArg]:
     """A word's value(s): an unquoted expansion whose value has spaces splits into several
     words (the shell's field splitting); each keeps the span of the original word."""
     value = _resolve_text(word, state, make_mode)
+    defaulted = state.used_default
     raw = state.text[word.start:word.end]
     span = state.index.span(word.start, word.end)
     splits = any(p.kind in (VAR, PARAM, MAKEVAR) and not p.quoted for p in word.parts)
     if splits and any(ch.isspace() for ch in value):
-        return [ShellArg(_known(piece), raw, span) for piece in value.split()]
+        return [ShellArg(_known(piece), raw, span, defaulted) for piece in value.split()]
     if splits and value == "" and not any(p.quoted for p in word.parts):
         return []  # an empty unquoted expansion vanishes
-    return [ShellArg(_known(value), raw, span)]
+    return [ShellArg(_known(value), raw, span, defaulted)]
 
 
 def _known(value: str) -> Optional[str]:
@@ -368,8 +390,8 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     i = _take_assignments(state, words, 0, inline, resolved, make_mode)
     if i == len(words):  # only assignments: they set shell variables
         for name, env_value in inline.items():
-            state.set_shell_var(name, resolved[name])
-            state.env[name] = EnvValue(name, env_value.value, "assign", env_value.span)
+            state.set_shell_var(name, resolved[name], env_value.from_default)
+            state.env[name] = EnvValue(name, env_value.value, "assign", env_value.span, env_value.from_default)
         return
     head = words[i]
     if head.is_literal and head.literal() in ("export", "declare", "typeset", "readonly", "local"):
@@ -432,10 +454,11 @@ def _env_value_of(state: _State, word: Word, match: re.Match, source: str, make_
     (kept so that `$ARGS` built from known and unknown pieces still splits into words)."""
     name, op = match.group(1), match.group(2)
     full = _resolve_text(word, state, make_mode)
+    defaulted = state.used_default or (op == "+=" and name in state.defaulted)
     value = full[match.end():]
     if op == "+=":
         value = state.shell_vars.get(name, "") + value
-    return EnvValue(name, _known(value), source, state.index.span(word.start, word.end)), value
+    return EnvValue(name, _known(value), source, state.index.span(word.start, word.end), defaulted), value
 
 
 def _handle_export(state: _State, words: list[Word], make_mode: bool, exported: bool) -> None:
@@ -446,7 +469,7 @@ def _handle_export(state: _State, words: list[Word], make_mode: bool, exported: 
         match = _ASSIGNMENT.match(prefix)
         if match:
             env_value, value = _env_value_of(state, word, match, "export" if exported else "assign", make_mode)
-            state.set_shell_var(env_value.name, value)
+            state.set_shell_var(env_value.name, value, env_value.from_default)
             state.env[env_value.name] = env_value
         elif exported and word.is_literal and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", prefix):
             known = state.env.get(prefix)

@@ -163,7 +163,7 @@ def _derive_torchrun(command: LaunchCommand, launcher: Launcher) -> None:
         text = command.env["PET_NNODES"].value
     _set_nnodes(command, text, option.raw_value if option is not None else None)
     port = launcher.options.get("master_port")
-    command.master_port = _int(port.value) if port else None
+    command.master_port = _int(port.value) if port and not port.from_default else None
     if command.nproc_per_node is not None and command.nnodes is not None:
         command.world_size = command.nproc_per_node * command.nnodes
 
@@ -192,7 +192,7 @@ def _derive_deepspeed(command: LaunchCommand, launcher: Launcher) -> None:
     command.bind_cores_to_rank = "bind_cores_to_rank" in launcher.options
     present, command.bind_core_list = _option_value(launcher, "bind_core_list")
     port = launcher.options.get("master_port")
-    command.master_port = _int(port.value) if port else None
+    command.master_port = _int(port.value) if port and not port.from_default else None
     has_hostfile = "hostfile" in launcher.options
     include = launcher.options.get("include")
     if include is not None:
@@ -271,7 +271,7 @@ def _derive_accelerate(command: LaunchCommand, launcher: Launcher) -> None:
     facts.deepspeed_config_file = _option_value(launcher, "deepspeed_config_file")[1]
     command.accelerate = facts
     port = launcher.options.get("main_process_port")
-    command.master_port = _int(port.value) if port else None
+    command.master_port = _int(port.value) if port and not port.from_default else None
     # --num_processes is the total over all machines; utils/launch.py prepare_multi_gpu_env
     # gives torchrun nproc_per_node = num_processes // num_machines.
     command.world_size = facts.num_processes
@@ -297,7 +297,7 @@ def _derive_fabric(command: LaunchCommand, launcher: Launcher) -> None:
     present, nodes = _option_value(launcher, "num_nodes")
     command.nnodes = _int(nodes) if present else 1
     port = launcher.options.get("main_port")
-    command.master_port = _int(port.value) if port else None
+    command.master_port = _int(port.value) if port and not port.from_default else None
     if command.nproc_per_node is not None and command.nnodes is not None:
         command.world_size = command.nproc_per_node * command.nnodes
 

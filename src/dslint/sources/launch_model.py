@@ -21,6 +21,9 @@ class ShellArg:
     value: Optional[str]
     raw: str
     span: Span
+    # The value comes (partly) from a `${X:-default}` the script leaves to its caller: a count
+    # takes it as written; a port so chosen is one the caller may change, not a fixed one.
+    from_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,7 @@ class LaunchOption:
     name_span: Span
     value_span: Optional[Span] = None
     known: bool = True  # False: not in the launcher's option table
+    from_default: bool = False  # the value comes from a `${X:-default}` (see ShellArg)
 
 
 @dataclass
@@ -59,6 +63,7 @@ class EnvValue:
     value: Optional[str]  # None when not a literal
     source: str  # "inline" | "export" | "assign"
     span: Span  # the whole NAME=value word (or `export NAME` word)
+    from_default: bool = False  # the value comes from a `${X:-default}` (see ShellArg)
 
 
 @dataclass(frozen=True)

@@ -40,11 +40,12 @@ def _option(name: str, key: str, arg: ShellArg, value_arg: Optional[ShellArg], a
         value = None if arg.value is None else attached
         name_span = sub_span(arg, 0, name_len)
         value_span = sub_span(arg, len(arg.raw) - len(attached), len(arg.raw)) if arg.value is not None else arg.span
-        return LaunchOption(name, key, value, attached, False, arg.span, name_span, value_span, known)
+        return LaunchOption(name, key, value, attached, False, arg.span, name_span, value_span, known,
+                            from_default=arg.from_default)
     if value_arg is None:  # the value is missing (end of the command)
         return LaunchOption(name, key, None, None, False, arg.span, arg.span, None, known)
     return LaunchOption(name, key, value_arg.value, value_arg.raw, False, join_spans(arg.span, value_arg.span),
-                        arg.span, value_arg.span, known)
+                        arg.span, value_arg.span, known, from_default=value_arg.from_default)
 
 
 def _text(arg: ShellArg) -> str:
@@ -227,4 +228,5 @@ def _multi_value_option(name: str, key: str, arg: ShellArg, values: list[ShellAr
     value = None if any(v is None for v in known_values) else " ".join(known_values)  # type: ignore[arg-type]
     raw = " ".join(v.raw for v in values)
     return LaunchOption(name, key, value, raw, False, join_spans(arg.span, values[-1].span), arg.span,
-                        join_spans(values[0].span, values[-1].span), known)
+                        join_spans(values[0].span, values[-1].span), known,
+                        from_default=any(v.from_default for v in values))
