@@ -88,3 +88,20 @@ def test_fixed_port_in_unit_tests_is_not_reported(project):
     project.write({"tests/unit_tests/test_loss.py": test, "train.py": test.replace("def test_loss", "def main")})
     found = [(f.path, f.code) for f in project.check(select=["DSL703"]).findings]
     assert found == [("train.py", "DSL703")]
+
+
+def test_an_explicit_one_thread_on_the_launch_line_starves_the_cpu_optimizer(project):
+    config = ('{"train_micro_batch_size_per_gpu": 4, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}, '
+              '"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}')
+    script = ("import argparse\nimport deepspeed\n\nparser = argparse.ArgumentParser()\n"
+              "parser = deepspeed.add_config_arguments(parser)\nargs = parser.parse_args()\n"
+              "engine, *_ = deepspeed.initialize(args=args, model=None, model_parameters=[])\n")
+    launch = ("start() {\n    exec env OMP_NUM_THREADS=1 torchrun --standalone --nproc_per_node=4 \\\n"
+              "        train.py --deepspeed_config ds.json\n}\nstart\n")
+    project.write({"train.py": script, "ds.json": config, "launch.sh": launch})
+    found = [(f.path, f.span.start.row) for f in project.check().findings if f.code == "DSL202"]
+    assert found == [("launch.sh", 2)]
+    project.write({"launch.sh": launch.replace("OMP_NUM_THREADS=1", "OMP_NUM_THREADS=8")})
+    assert "DSL202" not in project.codes()
+    project.write({"launch.sh": launch})
+    assert "DSL202" not in project.codes(**{"cpu-cores": 4})  # one core per rank is all there is

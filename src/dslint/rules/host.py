@@ -124,6 +124,29 @@ def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
                      f"{work} with {_ranks_text(setup)}, but {why}: the CPU optimizer runs on one core per rank "
                      f"({MEASURED_STARVED}{extra}). Set OMP_NUM_THREADS to the cores per rank on the launch line.",
                      path=setup.launch_path, fix=fix, related=related)
+    yield from _explicit_one_thread(ctx)
+
+
+def _explicit_one_thread(ctx: SetupContext) -> Iterator[Report]:
+    """`OMP_NUM_THREADS=1` written on the launch line (`exec env OMP_NUM_THREADS=1 torchrun ...`,
+    an exported 1) pins every rank's CPU optimizer to one core, whatever the launcher does."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        command = setup.command
+        env = command.env.get("OMP_NUM_THREADS") if command is not None else None
+        if command is None or command.omp_num_threads != "1" or env is None or env.from_default \
+                or _threads_set_in_script(setup):
+            continue
+        n = setup.procs_per_node
+        cores = ctx.settings.cpu_cores
+        if not (n or 0) > 1 or (cores and cores // n <= 1):
+            continue  # one core per rank is all the node has
+        work = cpu_optimizer_work(setup)
+        if work is None:
+            continue
+        yield Report(env.span,
+                     f"{work} with {_ranks_text(setup)}, but OMP_NUM_THREADS=1 is set for every rank here: the CPU "
+                     f"optimizer runs on one core per rank ({MEASURED_STARVED}). Give each rank its share of the "
+                     "cores instead.", path=setup.launch_path)
 
 
 # -- Lightning offload strategies leave pin_memory off ----------------------------------------------
