@@ -124,3 +124,25 @@ def test_one_process_per_srun_task_torchrun_is_clean(project):
                                     line="srun torchrun --nnodes 16 --nproc_per_node 1 train.py"),
                    "train.py": RESNET.format(key='"SLURM_LOCALID"')})
     assert project.codes() == []
+
+
+def test_loader_workers_from_a_config_class_against_the_cpus_of_the_one_slurm_task(project):
+    """p11's shape: `srun torchrun` in one task per node with --cpus-per-task=32, 8 ranks, and
+    num_workers from a dataclass default in another module (12 x 8 = 96 > 32)."""
+    project.write({
+        "job.sbatch": "#!/bin/bash\n#SBATCH --nodes=1\n#SBATCH --ntasks-per-node=1\n#SBATCH --cpus-per-task=32\n\n"
+                      "srun torchrun --standalone --nproc_per_node=8 train.py\n",
+        "exp/__init__.py": "",
+        "exp/config.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n    num_workers: int = 12\n",
+        "train.py": "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n\n"
+                    "from exp.config import Config\n\n\ndef main(dataset):\n    cfg = Config()\n"
+                    "    dist.init_process_group('nccl')\n"
+                    "    loader = DataLoader(dataset, sampler=DistributedSampler(dataset), num_workers=cfg.num_workers)\n"
+                    "    for epoch in range(2):\n        loader.sampler.set_epoch(epoch)\n        for batch in loader:\n"
+                    "            pass\n\n\nif __name__ == '__main__':\n    main(None)\n",
+    })
+    findings = [f for f in project.check().findings if f.code == "DSL204"]
+    assert [(f.path, f.span.start.row) for f in findings] == [("train.py", 10)]
+    assert "96 worker processes for 32 cores" in findings[0].message
+    project.write({"exp/config.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n    num_workers: int = 3\n"})
+    assert "DSL204" not in project.codes()

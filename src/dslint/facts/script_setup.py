@@ -25,7 +25,8 @@ from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
 from .summary import summary_extractor
-from .values import UNKNOWN, argparse_defaults, argparse_options, argparse_source, constant, env_accesses
+from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default, constant,
+                     env_accesses, instance_field)
 
 CPU_OPTIMIZERS = ("deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam",
                   "deepspeed.ops.adagrad.DeepSpeedCPUAdagrad", "deepspeed.ops.lion.DeepSpeedCPULion",
@@ -123,8 +124,11 @@ class EnvDeviceIndex:
 @dataclass(frozen=True)
 class LoaderWorkers:
     span: Span  # the num_workers value
-    value: Optional[int]  # literal
+    value: Optional[int]  # literal (or the default of a config class of this module)
     per_machine: bool  # os.cpu_count() / multiprocessing.cpu_count() / psutil.cpu_count()
+    # `num_workers=cfg.num_workers` with `cfg` an instance of a class another module defines,
+    # keeping the field's default: (class as written here, field); the linker reads the default.
+    class_default: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -502,6 +506,18 @@ class _Extractor:
             strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
             config=config, cluster_environment=environment, devices_options=devices_options)
 
+    def class_field_value(self, expr: ast.AST) -> tuple:
+        """`cfg.num_workers` kept at its class default: (the int, None) for a class of this module,
+        (None, (class, field)) for one another module defines; (None, None) otherwise."""
+        model = semantic_model(self.f)
+        found = instance_field(model, model.value_of(expr))
+        if found is None:
+            return None, None
+        if found.local:
+            value = _literal(class_field_default(model, dotted(found.klass) or "", found.field))
+            return (value if isinstance(value, int) and not isinstance(value, bool) else None), None
+        return None, (dotted(found.klass), found.field)
+
     def follow(self, expr: Optional[ast.AST]) -> Optional[ast.AST]:
         """A name bound once where it is used stands for its value (`strategy = DeepSpeedStrategy(...)`)."""
         if isinstance(expr, ast.Name):
@@ -578,8 +594,10 @@ class _Extractor:
             per_machine = any(isinstance(n, ast.Call) and (self.f.callee_name(n) or "") in
                               ("os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")
                               for n in ast.walk(value))
-            self.out.loader_workers.append(LoaderWorkers(self.span(value), literal if isinstance(literal, int) else None,
-                                                         per_machine))
+            number, class_default = (literal if isinstance(literal, int) else None), None
+            if number is None and not per_machine:
+                number, class_default = self.class_field_value(value)
+            self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
             init = _literal(site.keyword("init_method"))
             if isinstance(init, str) and init.startswith("tcp://"):

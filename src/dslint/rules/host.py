@@ -259,27 +259,51 @@ def _explicit_deepspeed_strategy(module, positions, params):
 @setup_rule("DSL204", "loader-workers-exceed-cores")
 def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
     """DataLoader workers are per rank: workers x ranks per node above the node's cores."""
-    cores = ctx.settings.cpu_cores
     most: dict = {}  # one report per num_workers value: the launch with the most ranks per node
     for setup in link_setups(ctx.project, ctx.settings):
         n = setup.procs_per_node
         if not (n or 0) > 1:
             continue
+        cores, where = _cores_for(setup, ctx.settings.cpu_cores)
         for workers in setup.facts.loader_workers:
             key = (setup.script_path, workers.span.start_offset)
             if key not in most or most[key][1] < n:
-                most[key] = (workers, n, setup.script_path)
-    for workers, n, script in most.values():
+                most[key] = (workers, n, setup.script_path, cores, where)
+    for workers, n, script, cores, where in most.values():
+        value = workers.value if workers.value is not None else _class_default(ctx.project, script, workers)
         if workers.per_machine:
             yield Report(workers.span,
                          f"num_workers sized from the machine's CPU count, in each of {n} ranks per node: "
                          f"{n} x cores worker processes compete for the cores. Size it per rank: "
                          f"len(os.sched_getaffinity(0)) // {n} - 1.", path=script)
-        elif cores and workers.value is not None and workers.value * n > cores:
+        elif cores and value is not None and value * n > cores:
             yield Report(workers.span,
-                         f"num_workers={workers.value} in each of {n} ranks per node is {workers.value * n} "
-                         f"worker processes for {cores} cores (cpu-cores in [tool.dslint]). Use at most "
-                         f"{max(1, cores // n - 1)} per rank.", path=script)
+                         f"num_workers={value} in each of {n} ranks per node is {value * n} worker processes for "
+                         f"{cores} cores ({where}). Use at most {max(1, cores // n - 1)} per rank.", path=script)
+
+
+def _cores_for(setup, configured: Optional[int]) -> tuple:
+    """The cores a node's ranks share: `cpu-cores` in [tool.dslint], else the CPUs Slurm gives the
+    one task a per-node launcher runs in (`--ntasks-per-node=1 --cpus-per-task=C`: all the ranks it
+    starts live in that task's C CPUs)."""
+    if configured:
+        return configured, "cpu-cores in [tool.dslint]"
+    command = setup.command
+    srun = command.srun if command is not None else None
+    if srun is not None and setup.spawner_kind not in (None, "srun") and setup.slurm_tasks_per_node == 1 \
+            and srun.cpus_per_task:
+        return srun.cpus_per_task, f"--cpus-per-task={srun.cpus_per_task} of the one Slurm task per node"
+    return None, ""
+
+
+def _class_default(project, script: str, workers) -> Optional[int]:
+    """`num_workers=cfg.num_workers` whose config class (another module's) defaults it to an int."""
+    if workers.class_default is None:
+        return None
+    klass, field_name = workers.class_default
+    symbol = project.program.symbol(script, klass)
+    value = symbol.klass.field_defaults.get(field_name) if symbol is not None and symbol.klass else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 @setup_rule("DSL205", "bind-cores-ignored-multinode")
