@@ -327,8 +327,7 @@ def test_sbatch_srun_torchrun_multinode():
     assert nproc.name_span.start == Location(14, 5)
     assert nproc.value_span.start == Location(14, 22)
     assert cmd.nproc_per_node == 8
-    assert cmd.nnodes is None
-    assert cmd.reasons["nnodes"] == "--nnodes $SLURM_NNODES is not a literal"
+    assert cmd.nnodes == 2  # $SLURM_NNODES: what sbatch sets from `#SBATCH --nodes=2`
     assert cmd.srun.nodes == 2 and cmd.srun.ntasks_per_node == 1 and cmd.srun.gpus_per_node == 8
     assert cmd.srun.cpus_per_task == 64 and cmd.srun.job_name == "llama-ft"
     assert cmd.env["MASTER_PORT"].value == "6000"

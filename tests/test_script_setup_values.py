@@ -72,7 +72,7 @@ def test_a_config_path_built_as_an_f_string_with_known_parts():
     assert (ref.how, ref.path) == ("literal", "configs/zero2.json")
 
 
-def test_an_f_string_over_a_command_line_option_stays_an_unknown_path():
+def test_an_f_string_over_a_command_line_option_is_its_default_unless_the_launch_passes_it():
     facts = setup_facts("""
         import argparse, deepspeed
         p = argparse.ArgumentParser()
@@ -81,7 +81,8 @@ def test_an_f_string_over_a_command_line_option_stays_an_unknown_path():
         deepspeed.initialize(model=None, config=f"{args.config_dir}/zero2.json")
     """)
     [ref] = facts.config_refs
-    assert ref.how == "unknown"  # the launch line may pass another --config_dir
+    # the path as the defaults build it; a launch line that passes --config_dir leaves it unknown
+    assert (ref.how, ref.path, ref.unless_options) == ("literal", "configs/zero2.json", ("--config_dir",))
 
 
 def test_deepspeed_config_default_from_a_module_constant(tmp_path):

@@ -146,3 +146,48 @@ def test_loader_workers_from_a_config_class_against_the_cpus_of_the_one_slurm_ta
     assert "96 worker processes for 32 cores" in findings[0].message
     project.write({"exp/config.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass Config:\n    num_workers: int = 3\n"})
     assert "DSL204" not in project.codes()
+
+
+P16_CONFIG = ('{"train_batch_size": 512, "train_micro_batch_size_per_gpu": 8, "gradient_accumulation_steps": 2,'
+              ' "optimizer": {"type": "AdamW", "params": {"lr": 3e-4}},'
+              ' "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}')
+P16_SCRIPT = """import argparse
+
+import deepspeed
+
+
+def main(model):
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--zero-stage", type=int, default=2)
+    args = parser.parse_args()
+    deepspeed.init_distributed()
+    engine, *_ = deepspeed.initialize(model=model, model_parameters=[], config=f"configs/ds_zero{args.zero_stage}.json")
+
+
+if __name__ == "__main__":
+    main(None)
+"""
+P16_SBATCH = """#!/bin/bash
+#SBATCH -N 3
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=96
+#SBATCH --exclusive
+
+export OMP_NUM_THREADS=${SLURM_CPUS_PER_TASK}
+srun torchrun --nnodes "$SLURM_JOB_NUM_NODES" --nproc_per_node 8 pretrain.py{extra}
+"""
+
+
+def test_sbatch_environment_world_size_and_threads_per_rank(project):
+    """p16's shape: the node count and CPUs come from #SBATCH through SLURM_* in the batch shell; the
+    config path from an f-string over an argparse default."""
+    project.write({"pretrain.py": P16_SCRIPT, "configs/ds_zero2.json": P16_CONFIG,
+                   "pretrain.sbatch": P16_SBATCH.replace("{extra}", "")})
+    found = sorted((f.code, f.path, f.span.start.row) for f in project.check().findings)
+    assert found == [("DSL201", "pretrain.sbatch", 7), ("DSL610", "configs/ds_zero2.json", 1)]
+
+
+def test_a_launch_that_passes_the_option_leaves_the_templated_config_unknown(project):
+    project.write({"pretrain.py": P16_SCRIPT, "configs/ds_zero2.json": P16_CONFIG,
+                   "pretrain.sbatch": P16_SBATCH.replace("{extra}", " --zero-stage 3")})
+    assert "DSL610" not in project.codes()

@@ -519,7 +519,11 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         how = f"{ref.what} in {setup.script_path}"
         launch_span = None
         if ref.how == "literal":
+            if ref.unless_options and _option_value(args, ref.unless_options) is not None:
+                continue  # the launch line changes what the path is built from
             written = ref.path
+            if ref.unless_options:
+                how = f"{ref.what} in {setup.script_path}, with the default of {' / '.join(ref.unless_options)}"
         elif ref.how == "argument":
             given = _option_value(args, ref.options)
             if given is not None:

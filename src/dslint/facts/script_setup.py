@@ -57,6 +57,9 @@ class ConfigRef:
     path: Optional[str] = None  # literal path (or the argument's default)
     options: tuple = ()  # command-line options that carry it: ("--config",)
     env: Optional[str] = None
+    # A literal path built from command-line defaults (`f"configs/ds_zero{args.zero_stage}.json"`):
+    # the options that would change it; a launch line that gives one leaves the path unknown.
+    unless_options: tuple = ()
     value: Any = None  # the dict, when it is a literal
 
 
@@ -303,6 +306,10 @@ class _Extractor:
             found = self.known(expr)  # f"{CONFIG_DIR}/zero2.json", "configs/" + NAME
             if isinstance(found, str):
                 return ConfigRef("literal", consumer, what, span, path=found)
+            templated = self.from_option_defaults(expr)
+            if templated is not None:
+                path, options = templated
+                return ConfigRef("literal", consumer, what, span, path=path, unless_options=options)
         env = self.env_read(expr)
         if env:
             return ConfigRef("env", consumer, what, span, env=env)
@@ -505,6 +512,26 @@ class _Extractor:
             strategy=strategy, strategy_span=self.span(strategy_node) if strategy_node is not None else None,
             strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
             config=config, cluster_environment=environment, devices_options=devices_options)
+
+    def from_option_defaults(self, expr: ast.AST) -> Optional[tuple]:
+        """`f"configs/ds_zero{args.zero_stage}.json"`: (the path with each option's default, the
+        options), when every part is a literal or an argparse option with a literal default."""
+        if not isinstance(expr, ast.JoinedStr):
+            return None
+        text, options = "", []
+        for part in expr.values:
+            if isinstance(part, ast.Constant):
+                text += str(part.value)
+                continue
+            if not isinstance(part, ast.FormattedValue) or part.format_spec is not None or part.conversion != -1:
+                return None
+            source = argparse_source(self.model, part.value)
+            default = _literal(source[1]) if source is not None and source[1] is not None else UNKNOWN
+            if source is None or default is UNKNOWN or default is None:
+                return None
+            text += str(default)
+            options += argparse_options(self.model, source[0])
+        return (text, tuple(options)) if options else None
 
     def class_field_value(self, expr: ast.AST) -> tuple:
         """`cfg.num_workers` kept at its class default: (the int, None) for a class of this module,

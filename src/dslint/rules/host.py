@@ -74,6 +74,31 @@ def cpu_offload_oversubscribed(ctx: SetupContext) -> Iterator[Report]:
                      f"so the ranks oversubscribe the CPU ({MEASURED_OVERSUBSCRIBED}). Add --bind_cores_to_rank "
                      f"(needs numactl) or export OMP_NUM_THREADS = cores / ranks per node.",
                      path=setup.launch_path, fix=fix)
+    yield from _threads_times_ranks_above_cores(ctx)
+
+
+def _threads_times_ranks_above_cores(ctx: SetupContext) -> Iterator[Report]:
+    """An OMP_NUM_THREADS the launch line sets (`export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK`) that,
+    in each of the ranks of a node, asks for more threads than the node's cores (known from
+    `cpu-cores` or the Slurm task's CPUs)."""
+    for setup in link_setups(ctx.project, ctx.settings):
+        command = setup.command
+        env = command.env.get("OMP_NUM_THREADS") if command is not None else None
+        threads = command.omp_num_threads if command is not None else None
+        n = setup.procs_per_node
+        if env is None or not (threads or "").isdigit() or not (n or 0) > 1 or _threads_set_in_script(setup):
+            continue
+        cores, where = _cores_for(setup, ctx.settings.cpu_cores)
+        if not cores or int(threads) * n <= cores:
+            continue
+        work = cpu_optimizer_work(setup)
+        if work is None:
+            continue
+        yield Report(env.span,
+                     f"{work} with {_ranks_text(setup)}, each given OMP_NUM_THREADS={threads}: {int(threads) * n} "
+                     f"OpenMP threads for {cores} cores ({where}), so the ranks' CPU Adam steps oversubscribe the "
+                     f"CPU ({MEASURED_OVERSUBSCRIBED}). Give each rank {max(1, cores // n)} threads.",
+                     path=setup.launch_path)
 
 
 def _shell_fix_allowed(path: Optional[str]) -> bool:

@@ -147,14 +147,31 @@ class _State:
                     self.env[name] = EnvValue(name, None, old.source, old.span)
 
 
+# What sbatch puts in the batch script's environment from its directives (sbatch(1), OUTPUT
+# ENVIRONMENT VARIABLES): `--nproc_per_node $SLURM_CPUS_PER_TASK` and the like then resolve.
+_SBATCH_ENVIRONMENT = {
+    "nodes": ("SLURM_JOB_NUM_NODES", "SLURM_NNODES"),
+    "cpus_per_task": ("SLURM_CPUS_PER_TASK",),
+    "ntasks_per_node": ("SLURM_NTASKS_PER_NODE",),
+}
+
+
 def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
     state = _State(LineIndex(text), text)
     _read_sbatch_directives(state)
+    from_sbatch = set()
+    for attr, names in _SBATCH_ENVIRONMENT.items():
+        directive = getattr(state.sbatch, attr)
+        if directive is not None and directive.value is not None and directive.value.isdigit():
+            for name in names:
+                state.shell_vars[name] = directive.value
+                from_sbatch.add(name)
     if _is_make_hint(kind_hint):
         _walk_makefile(state)
     else:
         _walk_commands(state, lex(text), make_mode=False)
-    variables = {k: v for k, v in {**state.make_vars, **state.shell_vars}.items() if UNKNOWN not in v}
+    variables = {k: v for k, v in {**state.make_vars, **state.shell_vars}.items()
+                 if UNKNOWN not in v and not (k in from_sbatch and state.shell_vars.get(k) == v)}
     return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables)
 
 
