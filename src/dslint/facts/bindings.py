@@ -23,7 +23,7 @@ from bisect import bisect_right, insort
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Union
 
-from ..sources.names import canonical
+from ..sources.names import attribute_chain, canonical
 from .script import ScriptFacts, build_script_facts
 
 Pos = tuple[int, int]
@@ -557,11 +557,8 @@ class SemanticModel:
         fallback does not hide the import. Relative imports give names with leading dots
         (".utils.f"), for the program layer to resolve.
         """
-        parts: list[str] = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
+        expr, attributes = attribute_chain(expr)
+        if expr is None:
             return None
         raw = None
         for b in self.reaching(expr.id, expr):
@@ -574,8 +571,7 @@ class SemanticModel:
                 return None
         if raw is None:
             return None
-        parts.append(raw)
-        name = ".".join(reversed(parts))
+        name = ".".join((raw, *attributes))
         return name if name.startswith(".") else canonical(name)
 
     # -- values --------------------------------------------------------------------------------

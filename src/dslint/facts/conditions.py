@@ -86,23 +86,16 @@ class _RankTests:
     def _reads_rank_lexically(expr: ast.AST) -> bool:
         """A test-shaped value (comparison, boolean, call or attribute) that names a rank."""
         if isinstance(expr, (ast.Call, ast.Attribute, ast.Name)):
-            name = _callee_or_name(expr)
-            return bool(RANK_WORDS.search(name) or _MAIN_WORDS.search(name))
+            return _rank_word(_callee_or_name(expr), main=True)
         if not isinstance(expr, (ast.Compare, ast.BoolOp, ast.UnaryOp)):
             return False
-        return any((isinstance(n, ast.Name) and (RANK_WORDS.search(n.id) or _MAIN_WORDS.search(n.id))) or
-                   (isinstance(n, ast.Attribute) and (RANK_WORDS.search(n.attr) or _MAIN_WORDS.search(n.attr))) or
-                   (isinstance(n, ast.Constant) and n.value in ("RANK", "LOCAL_RANK")) for n in ast.walk(expr))
+        return any(_names_a_rank(n, main=True) for n in ast.walk(expr))
 
     def mentions_rank(self, expr: ast.AST) -> bool:
         """Does the expression read a process rank (variable, attribute, call or env key)?"""
         for node in ast.walk(expr):
-            if isinstance(node, ast.Name) and RANK_WORDS.search(node.id):
-                return not self._constant_parameter(node)
-            if isinstance(node, ast.Attribute) and RANK_WORDS.search(node.attr):
-                return True
-            if isinstance(node, ast.Constant) and node.value in ("RANK", "LOCAL_RANK"):
-                return True
+            if _names_a_rank(node):
+                return not (isinstance(node, ast.Name) and self._constant_parameter(node))
         return False
 
     def _names_main(self, node: ast.AST) -> bool:
@@ -266,6 +259,19 @@ def rank_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context] = None
 
 def mentions_rank(facts: ScriptFacts, expr: ast.AST) -> bool:
     return rank_tests(facts).mentions_rank(expr)
+
+
+def _rank_word(name: str, main: bool = False) -> bool:
+    return bool(RANK_WORDS.search(name) or (main and _MAIN_WORDS.search(name)))
+
+
+def _names_a_rank(node: ast.AST, main: bool = False) -> bool:
+    """A Name, an attribute or an env key that spells a rank (`main`: or a main-process flag)."""
+    if isinstance(node, ast.Name):
+        return _rank_word(node.id, main)
+    if isinstance(node, ast.Attribute):
+        return _rank_word(node.attr, main)
+    return isinstance(node, ast.Constant) and node.value in ("RANK", "LOCAL_RANK")
 
 
 def _flat_constants(node: ast.AST) -> Optional[list]:

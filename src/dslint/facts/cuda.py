@@ -96,13 +96,27 @@ def fixed_cuda_device(expr: Optional[ast.AST], *, integers: bool = False, model=
     return None
 
 
-def set_device_sites(facts: ScriptFacts) -> list[CallSite]:
+# Calls that select the calling process's GPU, or make a framework do it (the DeepSpeed engine
+# calls set_device(local_rank); Accelerate, Fabric and the Lightning Trainer place each rank).
+DEVICE_SELECTORS = frozenset((
+    "torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.cuda.device",
+    "deepspeed.initialize", "deepspeed.init_inference", "accelerate.Accelerator",
+    "lightning.fabric.Fabric", "lightning.pytorch.Trainer",
+))
+
+
+def _is_set_device(site: CallSite) -> bool:
     """`torch.cuda.set_device(x)`, `torch.accelerator.set_device_index(x)`, `get_accelerator().set_device(x)`."""
-    out = []
-    for attr in SET_DEVICE_ATTRS:
-        for site in facts.method_calls(attr):
-            q = site.qualname
-            if q in ("torch.cuda.set_device", "torch.accelerator.set_device_index") or (
-                    q is None and site.receiver is None and isinstance(site.node.func, ast.Attribute)):
-                out.append(site)
-    return out
+    return site.attr in SET_DEVICE_ATTRS and (
+        site.qualname in ("torch.cuda.set_device", "torch.accelerator.set_device_index")
+        or (site.qualname is None and site.receiver is None and isinstance(site.node.func, ast.Attribute)))
+
+
+def selects_device(site: CallSite) -> bool:
+    """Does this call select the calling process's GPU (or make a framework do it)?"""
+    return site.qualname in DEVICE_SELECTORS or _is_set_device(site)
+
+
+def set_device_sites(facts: ScriptFacts) -> list[CallSite]:
+    """The set_device calls of a module (see `_is_set_device`)."""
+    return [site for attr in SET_DEVICE_ATTRS for site in facts.method_calls(attr) if _is_set_device(site)]

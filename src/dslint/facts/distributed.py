@@ -29,23 +29,6 @@ class Evidence:
     node: ast.AST
 
 
-def env_read_key(node: ast.AST) -> Optional[str]:
-    """`os.environ["LOCAL_RANK"]`, `os.environ.get("RANK")`, `os.getenv("WORLD_SIZE")` → the key
-    (the node itself, spelled with a literal key; values.env_accesses reads through bindings)."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "environ":
-        key = _literal(node.slice)
-        return key if isinstance(key, str) else None
-    if isinstance(node, ast.Call) and node.args:
-        func = node.func
-        if isinstance(func, ast.Attribute) and (
-            (func.attr == "get" and isinstance(func.value, ast.Attribute) and func.value.attr == "environ")
-            or func.attr == "getenv"
-        ):
-            key = _literal(node.args[0])
-            return key if isinstance(key, str) else None
-    return None
-
-
 def _single_process_group(site: CallSite) -> bool:
     """`init_process_group("fake", ...)` or `world_size=1`: one process (tests, tracing tools)."""
     if site.attr != "init_process_group":
@@ -116,20 +99,20 @@ class DistributedFacts:
         for site in f.calls_to(*LIGHTNING_TRAINERS, *FABRIC):
             if trainer_is_multiprocess(site):
                 found.append(Evidence(f"builds a Lightning {site.attr} with several devices or a distributed strategy", site.node))
-        for node in self.rank_env_reads:
-            found.append(Evidence(f"reads {env_read_key(node)} from the environment (set by torchrun/deepspeed)", node))
+        for access in self.rank_env_accesses:
+            found.append(Evidence(f"reads {access.key} from the environment (set by torchrun/deepspeed)", access.node))
         for site in f.method_calls("add_argument"):
             if site.node.args and _literal(site.node.args[0]) in ("--local_rank", "--local-rank"):
                 found.append(Evidence("accepts --local_rank (passed by the deepspeed/torch.distributed launchers)", site.node))
         return found
 
     @cached_property
-    def rank_env_reads(self) -> list[ast.AST]:
+    def rank_env_accesses(self) -> list:
         """Reads (not writes) of the rank variables a launcher sets, through facts/values.py."""
         from .bindings import semantic_model
         from .values import env_accesses
 
-        return [a.node for a in env_accesses(semantic_model(self.facts)) if a.kind == "read" and a.key in RANK_ENV_VARS]
+        return [a for a in env_accesses(semantic_model(self.facts)) if a.kind == "read" and a.key in RANK_ENV_VARS]
 
     @property
     def is_multiprocess(self) -> bool:

@@ -21,16 +21,11 @@ from typing import Optional
 
 from ..sources.names import dotted
 from .collectives import collective_functions
-from .script import ScriptFacts, assigned_name, iterated_expression, literal
+from .cuda import selects_device
+from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 
 DATALOADER = "torch.utils.data.DataLoader"
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
-# Calls that select the calling process's GPU (or make a framework do it).
-DEVICE_SELECTORS = frozenset((
-    "torch.cuda.set_device", "torch.accelerator.set_device_index", "torch.cuda.device",
-    "deepspeed.initialize", "deepspeed.init_inference", "accelerate.Accelerator",
-    "lightning.fabric.Fabric", "lightning.pytorch.Trainer",
-))
 NO_VALUE = "<unknown>"  # a default that is not a literal
 
 
@@ -188,7 +183,7 @@ class _Summariser:
         lines = self.facts.lines
         start = lines.offset_from_ast(loop.lineno, loop.col_offset)
         end = lines.offset_from_ast(head.end_lineno, head.end_col_offset)
-        return lines.span(start, end), _loop_counter(loop)
+        return lines.span(start, end), epoch_counter(loop) or ""
 
     def iterable_dataset(self, expr: Optional[ast.AST]) -> bool:
         """An iterable dataset (it shards itself, or cannot take a sampler), or an unknown one."""
@@ -245,7 +240,7 @@ class _Summariser:
         iterated, epoch_iterated, looped_calls = [], [], []
         calls, fors, returns, _ = self.inside(node)
         for site in calls:
-            if site.qualname in DEVICE_SELECTORS or site.attr in ("set_device", "set_device_index"):
+            if selects_device(site):
                 summary.selects_device = True
             if site.attr == "set_epoch":
                 summary.calls_set_epoch = True
@@ -289,16 +284,6 @@ class _Summariser:
                 if stmt.name == "__init__":
                     summary.init_stores = _init_stores(stmt, self.inside(stmt)[3])
         return summary
-
-
-def _loop_counter(loop: ast.AST) -> str:
-    """The epoch variable of a loop: the `for` target, or a `x += 1` counter in a `while` body."""
-    if isinstance(loop, (ast.For, ast.AsyncFor)):
-        return dotted(loop.target) or ""
-    for stmt in loop.body:
-        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and literal(stmt.value) == 1:
-            return dotted(stmt.target) or ""
-    return ""
 
 
 def _init_stores(init: ast.AST, assignments: list) -> dict:
@@ -401,8 +386,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.called, exports.calls = project_calls(facts, imported, summariser)
     exports.selects_device = any(f.selects_device for f in exports.functions.values()) or any(
         m.selects_device for c in exports.classes.values() for m in c.methods.values()) or any(
-        (site.qualname in DEVICE_SELECTORS or site.attr in ("set_device", "set_device_index"))
-        for site in facts.calls if site.ctx.function is None)
+        selects_device(site) for site in facts.calls if site.ctx.function is None)
     for key, (found, row) in collective_functions(facts).items():
         owner, _, method = key.partition(".")
         target = exports.functions.get(key) if not method else getattr(exports.classes.get(owner), "methods", {}).get(method)

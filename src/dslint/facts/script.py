@@ -159,6 +159,19 @@ def iterated_expression(expr: ast.AST) -> ast.AST:
     return expr
 
 
+def epoch_counter(loop: Optional[ast.AST]) -> Optional[str]:
+    """The epoch of an epoch loop: a `for` target, or the `epoch += 1` counter of a `while` body;
+    None when there is none (`for _ in ...` included)."""
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        name = dotted(loop.target)
+        return name if name and name != "_" else None
+    if isinstance(loop, ast.While):
+        for stmt in loop.body:
+            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and literal(stmt.value) == 1:
+                return dotted(stmt.target)
+    return None
+
+
 def assigned_name(facts: "ScriptFacts", node: ast.AST) -> Optional[str]:
     """The name a call's value is assigned to (`loader = DataLoader(...)` → `loader`)."""
     ctx = facts.context_of(node)

@@ -15,7 +15,7 @@ from .bindings import Binding, SemanticModel
 from .script import literal
 
 __all__ = [
-    "UNKNOWN", "EnvAccess", "literal", "constant", "env_accesses", "env_reads", "env_writes", "argparse_defaults",
+    "UNKNOWN", "EnvAccess", "literal", "constant", "env_accesses", "env_read_key", "env_reads", "env_writes", "argparse_defaults",
     "argparse_source", "class_field_default", "is_rank_expression",
 ]
 
@@ -491,7 +491,7 @@ def env_writes(model: SemanticModel, key: str) -> list[EnvAccess]:
     return [a for a in env_accesses(model) if a.key == key and a.kind in ("write", "setdefault")]
 
 
-def _env_read_key(model: SemanticModel, expr: ast.AST) -> Optional[str]:
+def env_read_key(model: SemanticModel, expr: ast.AST) -> Optional[str]:
     """The key when `expr` itself reads the environment (`os.environ["K"]`, `.get`, `getenv`)."""
     if isinstance(expr, ast.Subscript) and isinstance(expr.ctx, ast.Load) and _is_environ(model, expr.value):
         return _string_key(model, expr.slice)
@@ -824,7 +824,7 @@ def _rank(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]:
 
 
 def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]:
-    key = _env_read_key(model, expr)
+    key = env_read_key(model, expr)
     if key is not None:
         return "local" if key in _LOCAL_RANK_ENV else "global" if key in _GLOBAL_RANK_ENV else None
     if isinstance(expr, ast.Call):
@@ -872,7 +872,7 @@ def _per_node_count(model: SemanticModel, expr: ast.AST) -> bool:
     for value in model.values_of(expr):
         if isinstance(value, ast.Call) and model.resolve(value.func) == "torch.cuda.device_count":
             continue
-        if _env_read_key(model, value) in _PER_NODE_COUNTS_ENV:
+        if env_read_key(model, value) in _PER_NODE_COUNTS_ENV:
             continue
         return False
     return True

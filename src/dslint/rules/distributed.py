@@ -14,7 +14,7 @@ from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER
 from ..facts.program import epoch_iterated_params, function_epoch_iterated, is_test_module
-from ..facts.script import CallSite, ScriptFacts, assigned_name, iterated_expression, literal
+from ..facts.script import CallSite, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted, root_name
@@ -113,7 +113,7 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
         span = ctx.facts.lines.span_of_node(site.node)
         params = dict(row=span.start.row, column=span.start.column, add_import=_sampler_name_unbound(ctx))
         loader, epoch_loop = _loader_and_epoch_loop(ctx, site)
-        variable = _loop_variable(epoch_loop)
+        variable = epoch_counter(epoch_loop)
         if variable:  # the sampler the fix adds must get its set_epoch, or the fix creates DSL302
             head = ctx.facts.lines.span_of_node(epoch_loop)
             params.update(loader=loader, loop_row=head.start.row, loop_column=head.start.column, variable=variable)
@@ -254,7 +254,7 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         epoch_loop = _epoch_loop_over(ctx, loaders)
         if epoch_loop is None:
             continue
-        variable = _loop_variable(epoch_loop)
+        variable = epoch_counter(epoch_loop)
         fix = None
         if variable:
             body_span = facts.lines.span_of_node(epoch_loop)
@@ -304,20 +304,8 @@ def _epoch_loop_over(ctx: PythonContext, loaders: set) -> Optional[ast.AST]:
     for node, where in ctx.facts.of_type(ast.For):
         if dotted(iterated_expression(node.iter)) in loaders and where.loops:
             outer = where.loops[-1]
-            if isinstance(outer, ast.For) or _loop_variable(outer):
+            if isinstance(outer, ast.For) or epoch_counter(outer):
                 return outer
-    return None
-
-
-def _loop_variable(loop: Optional[ast.AST]) -> Optional[str]:
-    """The epoch of a loop: a `for` target, or the `epoch += 1` counter of a `while` body."""
-    if isinstance(loop, ast.For):
-        name = dotted(loop.target)
-        return name if name and name != "_" else None
-    if isinstance(loop, ast.While):
-        for stmt in loop.body:
-            if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and literal(stmt.value) == 1:
-                return dotted(stmt.target)
     return None
 
 

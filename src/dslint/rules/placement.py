@@ -8,14 +8,14 @@ from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
 from ..facts.conditions import exclusive, in_one_gpu_actor, mentions_rank, only_rank_zero, under_main_guard
-from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, set_device_sites
-from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, env_read_key, trainer_is_multiprocess
+from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
+from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
 from ..facts.link import single_process_launches
 from ..facts.program import is_test_module
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
-from ..facts.values import class_field_default, env_writes, instance_field, is_rank_expression
+from ..facts.values import class_field_default, env_read_key, env_writes, instance_field, is_rank_expression
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
@@ -214,8 +214,12 @@ def _loads_what_it_saved_on_cpu(ctx: PythonContext, site, cpu_saves: set) -> boo
 def _referenced_here(ctx: PythonContext, function: ast.AST) -> bool:
     """Is the module-level function named anywhere in its module (called, or passed on), or
     decorated (a decorator may register it: `@app.command`, `@hydra.main`)?"""
-    name = function.name
-    return bool(function.decorator_list) or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in ast.walk(ctx.facts.tree))
+    return bool(function.decorator_list) or function.name in ctx.facts.derived("loaded_names", _loaded_names)
+
+
+def _loaded_names(facts: ScriptFacts) -> frozenset:
+    """Every name the module reads (one walk of the tree, for all the functions asked about)."""
+    return frozenset(n.id for n in ast.walk(facts.tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
 
 
 def _other_branch_maps(ctx: PythonContext, site) -> bool:
@@ -284,7 +288,7 @@ def _global_rank_source(model, expr: Optional[ast.AST]) -> Optional[str]:
         value = model.value_of(value.args[0])
     if isinstance(value, ast.Call) and (model.resolve(value.func) or "").endswith("get_rank"):
         return "torch.distributed.get_rank()"
-    key = env_read_key(value) if value is not None else None
+    key = env_read_key(model, value) if value is not None else None
     return f"the {key} environment variable" if key else "the global rank"
 
 
@@ -356,10 +360,8 @@ def _backend_is_nccl(facts: ScriptFacts, site: CallSite) -> Optional[bool]:
 
 
 def _binds_device(facts: ScriptFacts) -> bool:
-    if set_device_sites(facts) or facts.calls_to("torch.cuda.device"):
+    if any(selects_device(site) for site in facts.calls):
         return True
-    if facts.calls_to("deepspeed.initialize", "deepspeed.init_inference"):
-        return True  # the engine calls set_device(local_rank) itself
     return bool(env_writes(semantic_model(facts), CVD))  # each process then sees only its own GPU
 
 
@@ -379,7 +381,7 @@ def _local_rank_in_scope(facts: ScriptFacts, site: CallSite) -> Optional[str]:
             value = a.value
             inner = value.args[0] if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
                 and value.func.id == "int" and value.args else value
-            if env_read_key(inner) == "LOCAL_RANK" or (a.name.lower().replace("_", "") == "localrank" and mentions_rank(facts, value)):
+            if env_read_key(semantic_model(facts), inner) == "LOCAL_RANK" or (a.name.lower().replace("_", "") == "localrank" and mentions_rank(facts, value)):
                 candidates.append(a.name)
     if function is not None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for arg in function.args.args + function.args.kwonlyargs:
@@ -670,7 +672,7 @@ def _needs_outside_launcher(facts: ScriptFacts, spawner: CallSite) -> Optional[t
         return all("__main__" in ast.unparse(g.test) for g, _ in where.guards)
 
     for node, where in facts.of_type(ast.Subscript):
-        if env_read_key(node) == "LOCAL_RANK" and unconditional(where) and (
+        if env_read_key(semantic_model(facts), node) == "LOCAL_RANK" and unconditional(where) and (
                 (where.function is spawner.ctx.function and _before(node, spawner.node))
                 or (where.at_import_time and not under_main_guard(where))):
             return node, 'reads os.environ["LOCAL_RANK"] (set only by an outside launcher)'

@@ -94,33 +94,30 @@ class ImportTable:
 
     def resolve(self, expr: ast.AST) -> str | None:
         """Qualified, canonical name of a Name/Attribute chain rooted in an import, else None."""
-        parts: list[str] = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
-            return None
-        base = self.names.get(expr.id)
+        root, attributes = attribute_chain(expr)
+        base = self.names.get(root.id) if root is not None else None
         if base is None:
             return None
-        parts.append(base)
-        return canonical(".".join(reversed(parts)))
+        return canonical(".".join((base, *attributes)))
 
 
-def dotted(expr: ast.AST) -> str | None:
-    """`self.model.module` for a Name/Attribute chain, else None."""
+def attribute_chain(expr: ast.AST) -> tuple[ast.Name | None, tuple[str, ...]]:
+    """`a.b.c` → (the Name `a`, ("b", "c")); (None, ()) when the chain does not start at a Name."""
     parts: list[str] = []
     while isinstance(expr, ast.Attribute):
         parts.append(expr.attr)
         expr = expr.value
-    if isinstance(expr, ast.Name):
-        parts.append(expr.id)
-        return ".".join(reversed(parts))
-    return None
+    if not isinstance(expr, ast.Name):
+        return None, ()
+    return expr, tuple(reversed(parts))
+
+
+def dotted(expr: ast.AST) -> str | None:
+    """`self.model.module` for a Name/Attribute chain, else None."""
+    root, attributes = attribute_chain(expr)
+    return ".".join((root.id, *attributes)) if root is not None else None
 
 
 def root_name(expr: ast.AST) -> ast.Name | None:
     """The Name a Name/Attribute chain starts from (`utils` in `utils.dist.setup`), else None."""
-    while isinstance(expr, ast.Attribute):
-        expr = expr.value
-    return expr if isinstance(expr, ast.Name) else None
+    return attribute_chain(expr)[0]
