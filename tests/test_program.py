@@ -146,3 +146,15 @@ def test_a_function_is_referenced_through_a_module_alias_or_a_package_reexport()
 def _with(exports, *imports):
     exports.imports = list(imports)
     return exports
+
+
+def test_a_field_default_of_a_class_another_module_defines():
+    config = ClassSummary("TrainConfig", 4, field_defaults={"device": "cuda:0", "num_workers": 12})
+    index = ProgramIndex({
+        "train.py": module(from_import("exp.config", "TrainConfig"), main=True),
+        "exp/__init__.py": module(),
+        "exp/config.py": module(classes=[config]),
+    })
+    value, symbol = index.field_default("train.py", "TrainConfig", "num_workers")
+    assert (value, symbol.path) == (12, "exp/config.py")
+    assert index.field_default("train.py", "Missing", "num_workers") == (None, None)

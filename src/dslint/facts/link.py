@@ -982,3 +982,18 @@ def single_process_launches(project: "Project", path: str) -> bool:
     """Every launch line that starts the program of `path` starts one process (and there is one)."""
     sizes = launched_world_sizes(project, path)
     return bool(sizes) and all(size == 1 for size in sizes)
+
+
+def node_cores(setup: TrainingSetup, configured: Optional[int]) -> tuple:
+    """(the cores a node's ranks share, where that comes from): `cpu-cores` in [tool.dslint], else
+    the CPUs Slurm gives the one task a per-node launcher runs in (`--ntasks-per-node=1
+    --cpus-per-task=C`: every rank it starts lives in that task's C CPUs); (None, "") if unknown."""
+    if configured:
+        return configured, "cpu-cores in [tool.dslint]"
+    command = setup.command
+    srun = command.srun if command is not None else None
+    if srun is not None and setup.spawner_kind not in (None, "srun") and setup.slurm_tasks_per_node == 1 \
+            and srun.cpus_per_task:
+        return srun.cpus_per_task, f"--cpus-per-task={srun.cpus_per_task} of the one Slurm task per node"
+    return None, ""
+

@@ -222,6 +222,14 @@ class ProgramIndex:
             return Symbol(self.display.get(path, path), name, klass=exports.classes[name])
         return None
 
+    def field_default(self, importer: str, klass: str, field: str) -> tuple:
+        """(the literal default, the Symbol) of a field of a project class that `importer` names
+        `klass` (a dataclass of experiment defaults in another module); (None, None) if unknown."""
+        symbol = self.symbol(importer, klass)
+        if symbol is None or symbol.klass is None:
+            return None, None
+        return symbol.klass.field_defaults.get(field), symbol
+
     def referenced_elsewhere(self, path: str, name: str) -> bool:
         """Does another module import `name` from `path` (directly, or through a package that
         re-exports it), or call it through the module (`utils.load(...)`)?"""

@@ -13,7 +13,7 @@ import ast
 from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
-from ..facts.link import TrainingSetup, link_setups
+from ..facts.link import TrainingSetup, link_setups, node_cores
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
 from ..facts.values import constant
@@ -88,7 +88,7 @@ def _threads_times_ranks_above_cores(ctx: SetupContext) -> Iterator[Report]:
         n = setup.procs_per_node
         if env is None or not (threads or "").isdigit() or not (n or 0) > 1 or _threads_set_in_script(setup):
             continue
-        cores, where = _cores_for(setup, ctx.settings.cpu_cores)
+        cores, where = node_cores(setup, ctx.settings.cpu_cores)
         if not cores or int(threads) * n <= cores:
             continue
         work = cpu_optimizer_work(setup)
@@ -289,7 +289,7 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
         n = setup.procs_per_node
         if not (n or 0) > 1:
             continue
-        cores, where = _cores_for(setup, ctx.settings.cpu_cores)
+        cores, where = node_cores(setup, ctx.settings.cpu_cores)
         for workers in setup.facts.loader_workers:
             key = (setup.script_path, workers.span.start_offset)
             if key not in most or most[key][1] < n:
@@ -307,27 +307,11 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
                          f"{cores} cores ({where}). Use at most {max(1, cores // n - 1)} per rank.", path=script)
 
 
-def _cores_for(setup, configured: Optional[int]) -> tuple:
-    """The cores a node's ranks share: `cpu-cores` in [tool.dslint], else the CPUs Slurm gives the
-    one task a per-node launcher runs in (`--ntasks-per-node=1 --cpus-per-task=C`: all the ranks it
-    starts live in that task's C CPUs)."""
-    if configured:
-        return configured, "cpu-cores in [tool.dslint]"
-    command = setup.command
-    srun = command.srun if command is not None else None
-    if srun is not None and setup.spawner_kind not in (None, "srun") and setup.slurm_tasks_per_node == 1 \
-            and srun.cpus_per_task:
-        return srun.cpus_per_task, f"--cpus-per-task={srun.cpus_per_task} of the one Slurm task per node"
-    return None, ""
-
-
 def _class_default(project, script: str, workers) -> Optional[int]:
     """`num_workers=cfg.num_workers` whose config class (another module's) defaults it to an int."""
     if workers.class_default is None:
         return None
-    klass, field_name = workers.class_default
-    symbol = project.program.symbol(script, klass)
-    value = symbol.klass.field_defaults.get(field_name) if symbol is not None and symbol.klass else None
+    value, _ = project.program.field_default(script, *workers.class_default)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

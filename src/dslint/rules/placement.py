@@ -149,8 +149,7 @@ def _devices_from_class_defaults(ctx: PythonContext, why: str) -> Iterator[Repor
 @decider("class-default-is-fixed-device")
 def _decide_class_default(finding, project, params):
     """Keep the finding when the class (another module's) defaults the field to one fixed GPU."""
-    symbol = project.program.symbol(finding.path, params["klass"])
-    default = symbol.klass.field_defaults.get(params["field"]) if symbol is not None and symbol.klass else None
+    default, symbol = project.program.field_default(finding.path, params["klass"], params["field"])
     device = fixed_cuda_device(ast.Constant(default)) if isinstance(default, (str, int)) and not isinstance(default, bool) else None
     if device is None or not isinstance(default, str):
         return None
