@@ -8,6 +8,9 @@ stays as it was.
 from __future__ import annotations
 
 import ast
+import bisect
+import sys
+import threading
 from typing import Callable, Optional
 
 from .model import Applicability, Edit, Fix
@@ -33,17 +36,62 @@ def make_fix(fixer_name: str, message: str, applicability: Applicability = Appli
 
 def build_edits(fix: Fix, text: str) -> Optional[list[Edit]]:
     """Edits for `fix` on `text`, or None when the fixer cannot apply (or crashed)."""
+    return build_edits_or_reason(fix, text)[0]
+
+
+def build_edits_or_reason(fix: Fix, text: str) -> tuple[Optional[list[Edit]], Optional[str]]:
+    """(edits, None), or (None, why) when the fixer crashed; (None, None) when it does not apply."""
     from .rules import load_all
 
     load_all()
     func = FIXERS.get(fix.fixer)
     if func is None:
-        return None
+        return None, None
     try:
-        edits = func(text, dict(fix.params))
-    except Exception:  # a broken fixer must never take the run down; the finding stays
-        return None
-    return edits or None
+        edits = call_with_deep_stack(func, text, dict(fix.params))
+    except RecursionError:
+        return None, "the file nests too deeply for the rewriter"
+    except Exception as error:  # a broken fixer must never take the run down; the finding stays
+        return None, f"the fixer failed ({type(error).__name__})"
+    return edits or None, None
+
+
+DEEP_STACK_BYTES = 512 * 1024 * 1024  # reserved address space; only the pages used are committed
+DEEP_RECURSION_LIMIT = 50_000  # libcst recurses per nesting level: a 325-term sum needs ~4,000 frames
+_DEEP_LOCK = threading.Lock()
+
+
+def call_with_deep_stack(func, *args):
+    """`func(*args)`; on RecursionError once more in a thread with a large stack and a higher
+    (bounded) recursion limit, so a deeply nested expression still gets its fix."""
+    try:
+        return func(*args)
+    except RecursionError:
+        pass
+    outcome: dict = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = func(*args)
+        except BaseException as error:  # handed to the caller's thread
+            outcome["error"] = error
+
+    with _DEEP_LOCK:
+        old_limit = sys.getrecursionlimit()
+        old_size = threading.stack_size(DEEP_STACK_BYTES)
+        try:
+            sys.setrecursionlimit(max(old_limit, DEEP_RECURSION_LIMIT))
+            thread = threading.Thread(target=target, name="dslint-deep-fix", daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(old_size)
+        try:
+            thread.join()
+        finally:
+            sys.setrecursionlimit(old_limit)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def edit(lines: LineIndex, start: int, end: int, content: str) -> Edit:
@@ -137,6 +185,12 @@ def codemod_fixer(name: str):
     def decorator(func):
         @fixer(name)
         def run(text: str, params: dict) -> Optional[list[Edit]]:
+            if len(text) >= WINDOW_MIN_CHARS:
+                window = _Window.around(text, params)
+                if window is not None:
+                    edits = window.run(func, params)
+                    if edits is not _WHOLE_FILE:
+                        return edits
             parsed = _parse_with_positions(text)
             if parsed is None:
                 return None
@@ -149,6 +203,137 @@ def codemod_fixer(name: str):
         return func
 
     return decorator
+
+
+# -- big files: the codemod sees only the statements it needs -------------------------------
+
+WINDOW_MIN_CHARS = 100_000  # below this libcst reads the whole file in well under a second
+_WHOLE_FILE = object()  # the window cannot serve this fix: parse the whole file
+
+
+_TOP_LEVEL: dict = {}  # text -> its top-level statements, for the last few big files
+
+
+def _top_level_statements(text: str) -> Optional[list[tuple[int, int, bool]]]:
+    """(first row, last row, is a def or class) of each top-level statement; None if it does not parse."""
+    if text not in _TOP_LEVEL:
+        try:
+            body = [(min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())]),
+                     stmt.end_lineno or stmt.lineno,
+                     isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+                    for stmt in ast.parse(text).body]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            body = None
+        if len(_TOP_LEVEL) >= 4:
+            _TOP_LEVEL.pop(next(iter(_TOP_LEVEL)))
+        _TOP_LEVEL[text] = body
+    return _TOP_LEVEL[text]
+
+
+class _Window:
+    """The part of a big module a fix needs: every top-level statement except the functions and
+    classes that hold none of the fix's rows, whole lines each, with node positions reported in
+    the file's own rows. libcst costs ~50 s per MB (parse, positions, one codemod pass); a
+    finding in a 1 MB file must not pay that."""
+
+    def __init__(self, text: str, lines: LineIndex, segments: list[tuple[int, int]]):
+        self.text, self.lines = text, lines
+        self.first_rows: list[int] = []  # window row (1-based) where each segment starts
+        self.segments = segments  # (first row, last row) in the file, inclusive
+        self.window_lines: list[str] = []
+        self.line_offsets: list[int] = []  # file offset of each window line
+        self.line_segment: list[int] = []
+        starts = lines.line_starts
+        for number, (first, last) in enumerate(segments):
+            self.first_rows.append(len(self.window_lines) + 1)
+            for row in range(first, last + 1):
+                start = starts[row - 1]
+                end = starts[row] if row < len(starts) else len(text)
+                if start == end:
+                    continue  # the empty "row" after a final line end
+                self.window_lines.append(text[start:end])
+                self.line_offsets.append(start)
+                self.line_segment.append(number)
+
+    @classmethod
+    def around(cls, text: str, params: dict) -> Optional["_Window"]:
+        rows = {v for k, v in params.items() if k.endswith("row") and isinstance(v, int)}
+        if not rows or "\r" in text:
+            return None
+        body = _top_level_statements(text)
+        if body is None:
+            return None
+        lines = LineIndex(text)
+        total = len(lines.line_starts)
+        segments: list[list[int]] = []
+        kept_previous = False
+        for index, (first, last, definition) in enumerate(body):
+            keep = not definition or any(first <= row <= last for row in rows)
+            if keep:
+                if index == 0:
+                    first = 1  # the shebang, encoding line and comments above the first statement
+                elif kept_previous:
+                    first = segments[-1][1] + 1  # the comments between two kept statements
+                if index == len(body) - 1:
+                    last = total
+                if segments and first <= segments[-1][1] + 1:
+                    segments[-1][1] = max(segments[-1][1], last)
+                else:
+                    segments.append([first, last])
+            kept_previous = keep
+        if not segments:
+            return None
+        return cls(text, lines, [tuple(s) for s in segments])
+
+    def _file_row(self, window_row: int) -> int:
+        number = max(0, bisect.bisect_right(self.first_rows, window_row) - 1)
+        return self.segments[number][0] + window_row - self.first_rows[number]
+
+    def run(self, func, params: dict):
+        """The codemod's edits in file offsets, or _WHOLE_FILE when the window cannot say."""
+        import libcst as cst
+        from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+        source = "".join(self.window_lines)
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        except cst.ParserSyntaxError:
+            return _WHOLE_FILE
+        row = self._file_row
+        positions = {node: CodeRange(CodePosition(row(r.start.line), r.start.column), CodePosition(row(r.end.line), r.end.column))
+                     for node, r in wrapper.resolve(PositionProvider).items()}
+        new_module = func(wrapper.module, positions, params)
+        if new_module is None:
+            return None
+        return self._edits(new_module.code)
+
+    def _edits(self, new_source: str):
+        import difflib
+
+        old = self.window_lines
+        if "".join(old) == new_source:
+            return None
+        parts = new_source.split("\n")  # (not splitlines: it also splits at \x0c, \x1c, \u2028, ...)
+        new = [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+        pieces = []  # (start, end, content) in file offsets
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            if tag == "equal":
+                continue
+            if i1 < i2:
+                if self.line_segment[i1] != self.line_segment[i2 - 1]:
+                    return _WHOLE_FILE  # the change spans lines the window left out
+                start = self.line_offsets[i1]
+                end = self.line_offsets[i2 - 1] + len(old[i2 - 1])
+            elif i1 == len(old) or (i1 > 0 and self.line_segment[i1] != self.line_segment[i1 - 1]):
+                start = end = self.line_offsets[i1 - 1] + len(old[i1 - 1])  # at the end of the segment before
+            else:
+                start = end = self.line_offsets[i1]
+            pieces.append((start, end, "".join(new[j1:j2])))
+        # One edit, as for a small file (the file's own text between the changed places).
+        content = "".join(piece + self.text[end:(pieces[k + 1][0] if k + 1 < len(pieces) else end)]
+                          for k, (_, end, piece) in enumerate(pieces))
+        return [edit(self.lines, pieces[0][0], pieces[-1][1], content)]
 
 
 def node_at(positions, node_type, row: int, column: int, end_row: int = None, end_column: int = None):

@@ -9,6 +9,7 @@ an in-memory cache keyed by content, so a keystroke re-parses only the open docu
 from __future__ import annotations
 
 import os
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
@@ -19,6 +20,7 @@ from . import engine
 from .model import Finding, UsageError
 from .settings import DEFAULT_EXCLUDE, Settings, load_settings
 from .sources.discover import _PATTERN_STYLE, kind_of
+from .sources.files import read_regular
 
 MAX_CACHE_ENTRIES = 20000  # one per file; dropped wholesale past this
 
@@ -35,6 +37,9 @@ class MemoryCache(engine.ResultCache):
         # on a keystroke unless it changed (the buffers being edited never come from the cache).
         stat = _stat(source.abspath)
         return None if stat is None else f"{source.abspath}\0{source.path}\0{stat}"
+
+    def key_and_data(self, source):
+        return self.key(source), None  # (the base class reads the file to hash it)
 
     def put(self, key, result) -> None:
         if not key:
@@ -70,6 +75,13 @@ class LintOutcome:
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     texts: dict[str, str] = field(default_factory=dict)  # display path -> text of checked configs/launch files
+    tracebacks: list[str] = field(default_factory=list)  # of the lints that failed: for the debug log only
+
+
+def failure_line(what: str, error: BaseException) -> str:
+    """One line for the editor about a bug (the traceback goes to the debug log only)."""
+    detail = " ".join(str(error).split())[:200]
+    return f"internal error while {what}: {type(error).__name__}{': ' + detail if detail else ''}; please report it"
 
 
 def document_kind(path: str, language_id: str = "") -> Optional[str]:
@@ -140,7 +152,12 @@ class WorkspaceLinter:
                 outcome.findings[doc.path] = []
             if not wanted:
                 continue
-            result = self._check_folder(Path(folder), wanted, settings, overlay)
+            try:
+                result = self._check_folder(Path(folder), wanted, settings, overlay)
+            except Exception as error:  # a bug: one line for this folder, the other folders are still linted
+                outcome.errors.append(failure_line(f"linting {folder}", error))
+                outcome.tracebacks.append(traceback.format_exc())
+                continue
             outcome.texts.update(result.texts)
             outcome.errors.extend(result.errors)
             # Only this folder's documents: one in a subfolder gets its diagnostics from its own
@@ -195,8 +212,7 @@ def _stat(path: str) -> Optional[tuple]:
 def _file_has_text(path: str, text: str) -> bool:
     """Is the file on disk exactly this buffer (as the engine would read it)?"""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular(path)  # (an open document that is a FIFO must not block the lint thread)
     except OSError:
         return False
     if data.startswith(b"\xef\xbb\xbf"):

@@ -8,9 +8,9 @@ never overlap; a lint that finishes after its document changed again is not publ
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
-import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional
@@ -22,11 +22,12 @@ from pygls.uris import to_fs_path
 from . import __version__, engine
 from .fixes import apply_edits, build_edits, diff_to_edit, parses
 from .lsp_convert import (FIX_ALL_KIND, SOURCE, fix_from_data, to_diagnostic, to_range, to_text_edits)
-from .lsp_lint import OpenDocument, WorkspaceLinter, document_kind
+from .lsp_lint import OpenDocument, WorkspaceLinter, document_kind, failure_line
 from .lsp_noqa import noqa_edit
 from .model import Applicability, UsageError
 from .textpos import LineIndex
 
+LOG = logging.getLogger(__name__)  # tracebacks at debug level; the editor gets one line
 DEBOUNCE_SECONDS = 0.025  # after the last keystroke: coalesces a burst of typing; lints never overlap anyway
 ENGINE_CODES = {engine.SYNTAX_ERROR, engine.UNREADABLE, engine.INTERNAL_ERROR}  # noqa does not apply to them
 
@@ -111,8 +112,11 @@ class DslintLanguageServer(LanguageServer):
             outcome = await loop.run_in_executor(self.executor, self.linter.lint, list(docs.values()), targets)
         except Exception as error:  # the server outlives any bug in a rule or the engine
             self.window_log_message(types.LogMessageParams(
-                type=types.MessageType.Error, message=f"dslint: lint failed: {error!r}\n{traceback.format_exc()}"))
+                type=types.MessageType.Error, message=f"dslint: {failure_line('linting', error)}"))
+            LOG.debug("lint failed", exc_info=True)
             return
+        for trace in outcome.tracebacks:
+            LOG.debug("lint failed:\n%s", trace)
         for message in outcome.errors:
             if message not in self.shown_errors:
                 self.shown_errors.add(message)
@@ -192,7 +196,8 @@ class DslintLanguageServer(LanguageServer):
             return None
         except Exception as error:  # a bug: no edit, and the server lives on
             self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
-                                                           message=f"dslint: fix all failed: {error!r}"))
+                                                           message=f"dslint: {failure_line('fixing all', error)}"))
+            LOG.debug("fix all failed", exc_info=True)
             return None
         if new_text is None:
             return None

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import bisect
+import re
 
 from .model import Location, Span
+
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 class LineIndex:
@@ -19,11 +22,14 @@ class LineIndex:
         starts = self.__dict__.get("_line_starts")  # absent in indexes pickled by older versions
         if starts is None:
             starts = [0]
-            find = self.text.find
-            i = find("\n")
-            while i != -1:
-                starts.append(i + 1)
-                i = find("\n", i + 1)
+            if "\r" in self.text:  # Python's own line ends: \r\n, a lone \r and \n (as `ast` counts rows)
+                starts.extend(m.end() for m in _LINE_END.finditer(self.text))
+            else:
+                find = self.text.find
+                i = find("\n")
+                while i != -1:
+                    starts.append(i + 1)
+                    i = find("\n", i + 1)
             self._line_starts = starts
         return starts
 
@@ -38,9 +44,13 @@ class LineIndex:
         return min(self.line_starts[row - 1] + column - 1, len(self.text))
 
     def line(self, row: int) -> str:
-        start = self.line_starts[row - 1]
-        end = self.text.find("\n", start)
-        return self.text[start:] if end == -1 else self.text[start:end]
+        """The text of a 1-based row, without its line end."""
+        starts = self.line_starts
+        start = starts[row - 1]
+        if row < len(starts):
+            line = self.text[start:starts[row]]
+            return line[:-2] if line.endswith("\r\n") else line[:-1]
+        return self.text[start:]
 
     def offset_from_ast(self, lineno: int, col_offset: int) -> int:
         """`ast` columns count UTF-8 bytes; turn them into a character offset."""

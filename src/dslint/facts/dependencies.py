@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Callable, Optional
 
+from ..sources.files import read_regular
+
 _FILES = ("requirements*.txt", "environment*.yml", "environment*.yaml", "setup.py", "setup.cfg", "pyproject.toml")
 # Distribution names of one framework, as the files spell them.
 PACKAGES = {
@@ -37,9 +39,7 @@ def newest_allowed(root: Path, framework: str, note_input: Optional[Callable[[st
             if note_input is not None:
                 note_input(str(path))
             try:
-                if path.stat().st_size > _MAX_BYTES:
-                    continue
-                text = path.read_text(encoding="utf-8", errors="replace")
+                text = read_regular(str(path), _MAX_BYTES).decode("utf-8", errors="replace")  # (never a FIFO)
             except OSError:
                 continue
             for spec in requirement.findall(text):

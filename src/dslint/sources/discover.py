@@ -10,6 +10,7 @@ from typing import Optional
 import pathspec
 
 from ..settings import DEFAULT_EXCLUDE, Settings
+from .files import is_regular
 
 def _pattern_style() -> str:
     """pathspec >= 0.12.? renamed "gitwildmatch" to "gitignore"; accept both versions."""
@@ -67,12 +68,25 @@ def _kind_of_name(name: str) -> Optional[str]:
     return None
 
 
+def _markdown_kind(display: str, abspath: str) -> Optional[str]:
+    """README*.md and docs/**/*.md are launch files when a fenced shell block starts a launcher."""
+    from .markdown_launch import is_markdown_launch_path, read_if_launch
+
+    return "launch" if is_markdown_launch_path(display) and read_if_launch(abspath) else None
+
+
 def _display(path: Path, given: str) -> str:
     return str(path) if os.path.isabs(given) else os.path.normpath(str(path))
 
 
-def discover(paths: list[str], settings: Settings, root: Path) -> tuple[list[SourceFile], list[str]]:
-    """Files to check under `paths`, and one error line for each path that does not exist."""
+def discover(paths: list[str], settings: Settings, root: Path,
+             skipped: Optional[list] = None) -> tuple[list[SourceFile], list[str]]:
+    """Files to check under `paths`, and one error line for each path that does not exist.
+
+    Only regular files are read (a FIFO would block the read forever): anything else, and a
+    folder that cannot be listed, gets one "skipped PATH: why" line in `skipped`.
+    """
+    skipped = skipped if skipped is not None else []
     user_patterns = settings.exclude + settings.extend_exclude
     excludes = IgnoreSpec(user_patterns) if user_patterns else None
     files: list[SourceFile] = []
@@ -83,17 +97,25 @@ def discover(paths: list[str], settings: Settings, root: Path) -> tuple[list[Sou
         if not path.exists():
             errors.append(f"{given}: no such file or directory")
             continue
+        if not path.is_dir() and not is_regular(given):
+            skipped.append(f"skipped {given}: not a regular file")
+            continue
         if path.is_file():
-            kind = kind_of(path) or "python"  # a file named explicitly is checked whatever its name
+            # a file named explicitly is checked whatever its name (Markdown: its shell blocks)
+            kind = kind_of(path) or ("launch" if path.name.lower().endswith(".md") else "python")
             abspath = str(path.resolve())
             if abspath not in seen:
                 seen.add(abspath)
                 files.append(SourceFile(_display(path, given), abspath, kind))
             continue
-        for file_path, abspath in _walk(path, excludes, str(root.resolve()), settings.respect_gitignore):
-            if abspath not in seen:
+        for file_path, abspath in _walk(path, excludes, str(root.resolve()), settings.respect_gitignore, skipped, given):
+            if not is_regular(abspath):
+                skipped.append(f"skipped {_display(file_path, given)}: not a regular file")
+                continue
+            kind = _kind_of_name(file_path.name) or _markdown_kind(_display(file_path, given), abspath)
+            if kind is not None and abspath not in seen:
                 seen.add(abspath)
-                files.append(SourceFile(_display(file_path, given), abspath, _kind_of_name(file_path.name)))
+                files.append(SourceFile(_display(file_path, given), abspath, kind))
     return files, errors
 
 
@@ -105,7 +127,8 @@ def _excluded_by_default(name: str) -> bool:
     return name in _DEFAULT_NAMES or name.endswith(_DEFAULT_SUFFIXES)
 
 
-def _walk(top: Path, excludes: Optional[IgnoreSpec], root: str, use_gitignore: bool):
+def _walk(top: Path, excludes: Optional[IgnoreSpec], root: str, use_gitignore: bool,
+          skipped: Optional[list] = None, given: str = ""):
     """os.walk, pruned by the default excludes, `exclude` and the .gitignore files on the way.
 
     Yields (path as walked, absolute path). A .gitignore applies to its own folder and below,
@@ -121,7 +144,13 @@ def _walk(top: Path, excludes: Optional[IgnoreSpec], root: str, use_gitignore: b
             if spec is not None:
                 base.append((str(folder), spec))
     inherited: dict[str, list] = {top_abs: base}
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+
+    def unreadable(error: OSError) -> None:
+        if skipped is not None:
+            where = _display(Path(error.filename), given) if error.filename else given
+            skipped.append(f"skipped {where}: cannot read the folder ({error.strerror or error})")
+
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False, onerror=unreadable):
         here_abs = os.path.normpath(os.path.join(top_abs, os.path.relpath(dirpath, top)))
         specs = inherited.pop(here_abs, base)
         if use_gitignore and here_abs != top_abs:
@@ -150,7 +179,7 @@ def _walk(top: Path, excludes: Optional[IgnoreSpec], root: str, use_gitignore: b
         dirnames[:] = kept
         for name in sorted(filenames):
             # only the files dslint reads are matched against the patterns (most are not: data, images)
-            if _kind_of_name(name) is not None and not ignored(name, False):
+            if (_kind_of_name(name) is not None or name.endswith(".md")) and not ignored(name, False):
                 yield Path(dirpath) / name, here_abs + os.sep + name
 
 

@@ -91,10 +91,34 @@ def _parser():
     return tree_sitter.Parser(tree_sitter.Language(tree_sitter_json.language()))
 
 
+def _lenient_int(digits: str) -> Union[int, float]:
+    """An integer literal; past Python's int-from-string limit (4,300 digits) the float it is
+    (inf beyond float range), so a huge number is a value, not a crash."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
+def _loads(text: str) -> Any:
+    """json.loads, except that an integer too long for `int()` becomes a float."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return json.loads(text, parse_int=_lenient_int)
+
+
 def _decode_lenient(text: str) -> Any:
     import hjson
 
-    return hjson.loads(text)
+    try:
+        return hjson.loads(text)
+    except ValueError as error:
+        if "integer string conversion" not in str(error):
+            raise
+        return hjson.loads(text, parse_int=_lenient_int)
 
 
 def parse_json(path: str, text: str, *, keep=None) -> Optional[JsonDoc]:
@@ -105,7 +129,7 @@ def parse_json(path: str, text: str, *, keep=None) -> Optional[JsonDoc]:
     """
     strict_error = None
     try:
-        value = json.loads(text)
+        value = _loads(text)
     except json.JSONDecodeError as error:
         strict_error = (error.msg, error.lineno, error.colno)
         try:
@@ -181,7 +205,7 @@ def _build(ts_node, to_char, lines: LineIndex, doc: JsonDoc, path: tuple) -> Jso
     else:
         raw = doc.text[span.start_offset:span.end_offset]
         try:
-            node.value = json.loads(raw)
+            node.value = _loads(raw)
         except ValueError:
             node.value = raw
     return node
