@@ -461,11 +461,14 @@ def test_quotes_and_escapes():
 
 
 def test_bash_c_inside_srun_is_parsed_with_exact_positions():
+    # bash -c runs its argument as a command line, so the torchrun runs under srun (one per task),
+    # as in the double-quoted form; the single-quoted script keeps its exact positions.
     text = "srun bash -c 'torchrun --nproc_per_node 4 t.py'\n"
     launch = parse_launch_file(text)
-    inner = [c for c in launch.commands if c.launchers[0].kind == "torchrun"]
+    inner = [c for c in launch.commands if c.launchers[-1].kind == "torchrun"]
     assert len(inner) == 1
-    assert inner[0].launchers[0].span.start == Location(1, 15)
+    assert [lc.kind for lc in inner[0].launchers] == ["srun", "torchrun"]
+    assert inner[0].launchers[1].span.start == Location(1, 15)
     assert inner[0].nproc_per_node == 4
 
 

@@ -6,6 +6,10 @@ puts the three files together the way the job will run them:
 
 - each launch command that starts a script of the project is one setup; a script no launch
   file starts is a setup of its own (its launcher unknown);
+- a launch names its script and configs by path, from the folder the job runs in: its `cd DIR`, else
+  its own folder or one above it up to the project root (`resolve_path`); a path found nowhere, or as
+  different files from several of them, stays unknown with the reason (`PathLink.why`, shown by
+  --show-setup), never a same-named file elsewhere; one index per table keeps this linear;
 - the config comes from what the script reads (`deepspeed.initialize(config=...)`, an argparse
   option such as `--deepspeed_config` / `--config` given on the launch line or its default,
   `TrainingArguments(deepspeed=...)`, `DeepSpeedStrategy(config=...)`,
@@ -20,14 +24,15 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..model import Span
+from ..sources import launchers as launcher_table
 from ..sources import yaml_configs
+from ..sources.launch_facts import apply_deepspeed_world, deepspeed_world, parse_hostfile
 from . import lightning_strategies as pl_table
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
 from .script_setup import ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts
@@ -37,8 +42,6 @@ if TYPE_CHECKING:
     from ..settings import Settings
     from .setup import Project
 
-# Launchers that start the ranks themselves (the script must not spawn again).
-SPAWNING_LAUNCHERS = ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning", "srun", "mpirun")
 HF_CONSUMERS = ("hf", "accelerate")
 
 
@@ -141,8 +144,7 @@ class TrainingSetup:
 # -- paths -----------------------------------------------------------------------------------
 
 def _abs(project: "Project", display: str) -> Path:
-    # Memoised per project: `_find` asks for every file of a table once per launch command,
-    # and each `resolve()` is a handful of syscalls (60k of them on DeepSpeedExamples).
+    # Memoised per project: each `resolve()` is a handful of syscalls.
     memo = project.__dict__.get("_abs_memo")
     if memo is None:
         memo = project._abs_memo = {}  # type: ignore[attr-defined]
@@ -172,42 +174,129 @@ def _resolve(project: "Project", path: Path) -> Path:
     return Path(joined).resolve() if os.path.islink(joined) else Path(joined)
 
 
-@functools.lru_cache(maxsize=4096)
-def _file_name(display: str) -> str:
-    return Path(display).name  # memoised: `_find` asked it for every table entry, 36k times on DeepSpeedExamples
+@dataclass(frozen=True)
+class PathLink:
+    """How a path that a launch line or a script writes was looked up: the project file it names, or
+    why it stays unknown (not found in any folder it may be relative to, or found in more than one)."""
+
+    written: Optional[str]
+    found: Optional[str] = None  # display path of the file in the table
+    real: Optional[Path] = None  # the file on disk (also when the table does not hold it)
+    tried: tuple = ()  # display folders it was looked up in
+    candidates: tuple = ()  # display paths of the different files it may name (ambiguous: more than one)
+    bases: tuple = ()  # the folders (absolute) in which it names `real`
+
+    def why(self) -> str:
+        """One phrase: why `found` is None."""
+        written = repr(self.written)
+        if not self.written or "$" in self.written:
+            return f"{written} is not a literal path"
+        if self.written.startswith("~"):
+            return f"{written} is in a home folder, outside the project"
+        if len(self.candidates) > 1:
+            return f"{written} is ambiguous: {', '.join(self.candidates)}"
+        if self.real is not None:
+            return f"{written} is {self.candidates[0] if self.candidates else self.real}, not a checked file of its kind"
+        where = ", ".join(self.tried)
+        return f"{written} is not found relative to {where}" if where else f"{written} is not found"
 
 
-def _by_abs(project: "Project", table: dict) -> dict:
-    """Resolved path -> display path of `table`, memoised per project and table.
-
-    `_find` needs it once per launch command; rebuilding it each time hashed ~66k paths on
-    DeepSpeedExamples. The key includes the size, so a table that grew gets a fresh map.
-    """
-    memo = project.__dict__.get("_by_abs_memo")
+def _table_index(project: "Project", table: dict) -> dict:
+    """Resolved path -> display path of `table`, built once per project and table (a table that grew
+    gets a fresh one): every lookup is then a dictionary hit, whatever the size of the tree."""
+    memo = project.__dict__.get("_table_index")
     if memo is None:
-        memo = project._by_abs_memo = {}  # type: ignore[attr-defined]
-    key = (id(table), len(table))
+        memo = project._table_index = {}  # type: ignore[attr-defined]
+    found = memo.get(id(table))
+    if found is None or found[0] is not table or found[1] != len(table):
+        found = memo[id(table)] = (table, len(table), {_abs(project, p): p for p in table})
+    return found[2]
+
+
+def resolve_path(project: "Project", table: dict, written: Optional[str], bases: list) -> PathLink:
+    """The file `written` names, seen from each of `bases` ((absolute folder, display folder) pairs):
+    exactly by path, never by a same-named file elsewhere. Found from several bases as different files,
+    it is ambiguous and stays unknown; a file on disk that the table lacks is reported as such."""
+    if not written or "$" in written or written.startswith("~"):
+        return PathLink(written)
+    index = _table_index(project, table)
+    hits: dict = {}  # real path -> [bases it is found from]
+    tried = []
+    for base, display in bases if not os.path.isabs(written) else [(Path("/"), "/")]:
+        if display not in tried:
+            tried.append(display)
+        candidate = _resolve(project, base / written)
+        if candidate in index or candidate in hits or os.path.isfile(candidate):
+            hits.setdefault(candidate, []).append(base)
+    shown = tuple(index.get(real) or _display_of(project, real) for real in hits)
+    if len(hits) != 1:
+        return PathLink(written, tried=tuple(tried), candidates=shown)
+    real, found_from = next(iter(hits.items()))
+    return PathLink(written, index.get(real), real, tuple(tried), shown, tuple(found_from))
+
+
+def _display_of(project: "Project", real: Path) -> str:
+    try:
+        shown = os.path.relpath(real, project.root)
+    except ValueError:  # another drive (Windows)
+        return str(real)
+    return str(real) if shown.startswith("..") else shown
+
+
+def _launch_bases(project: "Project", launch_path: str, command) -> list:
+    """The folders a launch line's relative paths may be relative to, as (absolute, display) pairs: the
+    folder the file is run from -- its own folder or one above it, up to the project root (`bash
+    scripts/zero/run.sh` from the project's folder) -- or the folder its `cd DIR` moves to from there."""
+    launch_dir = _abs(project, launch_path).parent
+    launch_display = os.path.dirname(launch_path) or "."
+    root = _resolve(project, Path(project.root) / ".")
+    root_display = str(project.root) if os.path.isabs(launch_path) else _root_display(project)
+    starts = [(launch_dir, launch_display)]
+    if launch_dir != root and root in launch_dir.parents:
+        folder, display = launch_dir, launch_display
+        while folder != root:
+            folder, display = folder.parent, os.path.dirname(display) if display not in ("", ".") else ".."
+            starts.append((folder, display or root_display))
+    elif launch_dir != root:
+        starts.append((root, root_display))
+    cwd = getattr(command, "cwd", None)
+    if cwd is None or cwd.value is None:
+        return starts  # (after a `cd` that is not literal, the same folders: the path must still name one file)
+    if os.path.isabs(cwd.value):
+        return [(Path(cwd.value), cwd.value)]
+    return [(base / cwd.value, os.path.normpath(os.path.join(display, cwd.value))) for base, display in starts]
+
+
+def _root_display(project: "Project") -> str:
+    """The project root as relative display paths show it (relative to the working directory)."""
+    shown = project.__dict__.get("_root_display")
+    if shown is None:
+        try:
+            shown = os.path.relpath(str(project.root))
+        except ValueError:  # another drive (Windows)
+            shown = str(project.root)
+        project._root_display = shown  # type: ignore[attr-defined]
+    return shown
+
+
+def script_link(project: "Project", launch_path: str, command) -> PathLink:
+    """The project script a launch command starts (memoised per command)."""
+    memo = project.__dict__.get("_script_links")
+    if memo is None:
+        memo = project._script_links = {}  # type: ignore[attr-defined]
+    key = id(command)
     found = memo.get(key)
-    if found is None or found[0] is not table:
-        found = memo[key] = (table, {_abs(project, p): p for p in table})
+    if found is None or found[0] is not command:
+        found = memo[key] = (command, resolve_path(project, project.scripts, command.script,
+                                                   _launch_bases(project, launch_path, command)))
     return found[1]
 
 
-def _find(project: "Project", table: dict, written: Optional[str], bases: list[Path]) -> Optional[str]:
-    """The display path of the project file that `written` names, seen from one of `bases`."""
-    if not written or "$" in written:
-        return None
-    by_abs = _by_abs(project, table)
-    for base in bases:
-        candidate = _resolve(project, base / written if not os.path.isabs(written) else Path(written))
-        if candidate in by_abs:
-            return by_abs[candidate]
-    name = Path(written).name
-    same = [p for p in table if _file_name(p) == name]
-    tail = [p for p in same if _abs(project, p).as_posix().endswith("/" + written.lstrip("./"))]
-    if len(tail) == 1:
-        return tail[0]
-    return same[0] if len(same) == 1 else None
+def launched_files(project: "Project") -> set:
+    """Resolved paths of the files that launch commands start, whether or not discovery parsed them."""
+    return {link.real for link in (script_link(project, path, command) for path, launch in project.launches.items()
+                                   for command in getattr(launch, "commands", []) if command.script)
+            if link.real is not None}
 
 
 # -- linking ---------------------------------------------------------------------------------
@@ -219,16 +308,18 @@ def link_setups(project: "Project", settings: Optional["Settings"] = None) -> li
         return cached
     setups: list[TrainingSetup] = []
     started: set[str] = set()
+    unlinked = []
     for launch_path, launch in project.launches.items():
         for command in getattr(launch, "commands", []):
             if not command.script:
                 continue
-            script = _find(project, project.scripts, command.script,
-                           [_abs(project, launch_path).parent, Path(project.root)])
-            if script is None:
+            found = script_link(project, launch_path, command)
+            if found.found is None:
+                unlinked.append((launch_path, command, found))
                 continue
-            started.add(script)
-            setups.append(_build(project, settings, script, launch_path, command))
+            started.add(found.found)
+            setup = _build(project, settings, found.found, launch_path, command)
+            setups.append(setup)
     for script, summary in project.scripts.items():
         if script in started:
             continue
@@ -236,23 +327,19 @@ def link_setups(project: "Project", settings: Optional["Settings"] = None) -> li
         if isinstance(facts, ScriptSetupFacts) and (facts.uses_deepspeed or facts.lightning or facts.spawns):
             setups.append(_build(project, settings, script, None, None))
     project._setups = setups  # type: ignore[attr-defined]
+    project._unlinked = unlinked  # type: ignore[attr-defined]
     return setups
 
 
 def launched_script_paths(project: "Project") -> set:
     """Scripts of the project that some launch command starts."""
-    found = set()
-    for launch_path, launch in project.launches.items():
-        for command in getattr(launch, "commands", []):
-            if command.script:
-                script = _find(project, project.scripts, command.script,
-                               [_abs(project, launch_path).parent, Path(project.root)])
-                if script is not None:
-                    found.add(script)
-    return found
+    return {link.found for link in (script_link(project, path, command) for path, launch in project.launches.items()
+                                    for command in getattr(launch, "commands", []) if command.script)
+            if link.found is not None}
 
 
 def _build(project: "Project", settings, script: str, launch_path: Optional[str], command) -> TrainingSetup:
+    command = _with_deepspeed_hostfile(project, launch_path, command)
     summary = project.scripts[script]
     facts = summary.extra.get("setup") or ScriptSetupFacts()
     setup = TrainingSetup(script_path=script, summary=summary, facts=facts, launch_path=launch_path, command=command)
@@ -285,6 +372,30 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     return setup
 
 
+def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], command):
+    """`deepspeed -H FILE` with FILE in the repository: the command with the processes its hosts and
+    slots give (runner.py fetch_hostfile); the command itself when there is no such file to read."""
+    facts = getattr(command, "deepspeed", None)
+    if facts is None or launch_path is None or not facts.given.get("hostfile"):
+        return command
+    bases = _launch_bases(project, launch_path, command)
+    for base, _ in bases:
+        project.note_input(str(base / facts.given["hostfile"]))  # (one that appears later changes the world)
+    found = resolve_path(project, {}, facts.given["hostfile"], bases)
+    try:
+        text = found.real.read_text(errors="replace") if found.real is not None else None
+    except OSError:
+        text = None
+    pool = parse_hostfile(text) if text is not None else None
+    linked = dataclasses.replace(command, reasons=dict(command.reasons))
+    if pool is not None:
+        apply_deepspeed_world(linked, deepspeed_world(facts, pool))
+    elif "nnodes" in linked.reasons:
+        why = found.why() if text is None else f"{facts.given['hostfile']!r} is a hostfile deepspeed refuses"
+        linked.reasons["nnodes"] = f"every host of the hostfile: {why}"
+    return linked
+
+
 def _lightning_devices(site: LightningSite) -> Optional[int]:
     devices = site.devices
     if isinstance(devices, bool):
@@ -312,28 +423,22 @@ def _accelerate_config(project: "Project", launch_path: Optional[str], command) 
     for key, option in launcher.options.items():
         flags[key] = True if option.is_flag else (option.value if option.value is not None else yaml_configs.NOT_LITERAL)
     config_given = "config_file" in launcher.options
-    config = _launch_yaml(project, launch_path, command.accelerate.config_file) if config_given else None
+    config = _launch_yaml(project, launch_path, command.accelerate.config_file, command) if config_given else None
     inherited = (command.omp_num_threads_set, command.omp_num_threads)
     return yaml_configs.accelerate_launch(flags, inherited, config, config_given)
 
 
-def _launch_yaml(project: "Project", launch_path: Optional[str], written: str) -> Optional[yaml_configs.YamlDoc]:
-    """The YAML file a launch line names, read once per project: relative to the launch file's folder or
-    the project root; None when it is not found there, or found in both (another file each)."""
+def _launch_yaml(project: "Project", launch_path: Optional[str], written: str,
+                 command=None) -> Optional[yaml_configs.YamlDoc]:
+    """The YAML file a launch line names, read once per project: relative to the line's working
+    directory (see _launch_bases); None when it is not found there, or found in several (another file each)."""
     if not written or "$" in written:
         return None
     memo = project.__dict__.get("_yaml_memo")
     if memo is None:
         memo = project._yaml_memo = {}  # type: ignore[attr-defined]
     # Display paths follow the launch file's: relative to the working directory, or absolute.
-    root_display = str(project.root)
-    if launch_path is not None and not os.path.isabs(launch_path):
-        try:
-            root_display = os.path.relpath(str(project.root))
-        except ValueError:  # another drive (Windows)
-            pass
-    bases = [(_abs(project, launch_path).parent, os.path.dirname(launch_path) or ".")] if launch_path else []
-    bases.append((Path(project.root), root_display))
+    bases = _job_bases(project, launch_path, command) if launch_path else [(Path(project.root), str(project.root))]
     candidates: dict = {}
     for base, display_base in bases:
         path = Path(written) if os.path.isabs(written) else base / written
@@ -360,7 +465,7 @@ def lightning_joins_launcher(setup: TrainingSetup) -> Optional[bool]:
     which spawns unless LOCAL_RANK is set (the deepspeed launcher and accelerate set it).
     """
     kind = setup.spawner_kind
-    if kind in ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning"):
+    if kind in launcher_table.PER_NODE_KINDS:
         return True
     command = setup.command
     if kind == "srun" or (command is not None and command.srun is not None and kind is None):
@@ -376,7 +481,7 @@ def _processes(setup: TrainingSetup, settings) -> None:
     facts = setup.facts
     if command is not None:
         setup.launcher = command.launchers[0].kind if command.launchers else "unknown"
-        spawner = next((lc for lc in reversed(command.launchers) if lc.kind in SPAWNING_LAUNCHERS), None)
+        spawner = launcher_table.spawner(command.launchers)
         setup.spawner_kind = spawner.kind if spawner else None
         setup.nodes = command.nnodes
         setup.procs_per_node = command.nproc_per_node
@@ -504,9 +609,7 @@ def _threads(setup: TrainingSetup) -> None:
 def _config(project: "Project", setup: TrainingSetup) -> None:
     command = setup.command
     facts = setup.facts
-    script_dir = _abs(project, setup.script_path).parent
-    bases = [_abs(project, setup.launch_path).parent] if setup.launch_path else []
-    bases += [script_dir, Path(project.root)]
+    bases = _config_bases(project, setup)
     consumer = _consumer(setup)
     link = ConfigLink(consumer=consumer)
     chosen: Optional[tuple[str, str, Optional[Span], Optional[Span]]] = None  # (written path, how, ref span, launch span)
@@ -565,12 +668,14 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         written, how, ref_span, launch_span = chosen
         link.how, link.ref_span, link.launch_span = f"{how}: {written!r}", ref_span, launch_span
         link.ref_path = setup.script_path if ref_span is not None else None
-        found = _find(project, project.configs, written, bases)
-        if found is not None:
-            link.path = found
-            link.value = project.configs[found].value
+        found = resolve_path(project, project.configs, written, bases)
+        if found.found is not None:
+            link.path = found.found
+            link.value = project.configs[found.found].value
+        elif found.real is not None:
+            setup.notes["config"] = f"{written!r} is {found.candidates[0]}, not a DeepSpeed config among the checked files"
         else:
-            setup.notes["config"] = f"{written!r} is not a DeepSpeed config among the checked files"
+            setup.notes["config"] = found.why()
         setup.config = link
         return
     if chosen is None and _accelerate_builds_config(setup):
@@ -598,6 +703,26 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             link.ref_span, link.ref_path = site.strategy_span, setup.script_path
             link.consumer = "lightning" if site.kind == "trainer" else "fabric"
     setup.config = link
+
+
+def _config_bases(project: "Project", setup: TrainingSetup) -> list:
+    """Where a config path of this setup may be relative to: the folders from which the launch line's
+    script path names the script (the job's working directory), then the script's own folder."""
+    script_dir = _abs(project, setup.script_path).parent
+    script_display = os.path.dirname(setup.script_path) or "."
+    if setup.launch_path is None or setup.command is None:
+        root_display = str(project.root) if os.path.isabs(setup.script_path) else _root_display(project)
+        return [(script_dir, script_display), (Path(project.root), root_display)]
+    bases = _job_bases(project, setup.launch_path, setup.command)
+    return bases + [(script_dir, script_display)] if all(b[0] != script_dir for b in bases) else bases
+
+
+def _job_bases(project: "Project", launch_path: str, command) -> list:
+    """The launch line's folders (_launch_bases) from which its script path names the script: the job
+    runs in one of them, so the other paths of the line are relative to it too."""
+    bases = _launch_bases(project, launch_path, command)
+    found_from = script_link(project, launch_path, command).bases if command is not None and command.script else ()
+    return [base for base in bases if base[0] in found_from] or bases
 
 
 def _accelerate_builds_config(setup: TrainingSetup) -> bool:
@@ -815,7 +940,7 @@ def _lightning_cli(project: "Project", setup: TrainingSetup) -> None:
         setup.notes["lightning_cli"] = "the launch line gives the LightningCLI no --config"
         return
     trainer = yaml_configs.lightning_trainer(
-        args, lambda written: _launch_yaml(project, setup.launch_path, written), setup.launch_path)
+        args, lambda written: _launch_yaml(project, setup.launch_path, written, setup.command), setup.launch_path)
     if "*" in trainer.unknown:
         setup.notes["lightning_cli"] = trainer.unknown["*"]
         return
@@ -908,28 +1033,39 @@ def _show(value, note: str = "") -> str:
 
 
 def describe_setups(project: "Project", settings: Optional["Settings"] = None) -> str:
-    """Human-readable description of every linked setup (`dslint check --show-setup`)."""
+    """Human-readable description of every linked setup (`dslint check --show-setup`): each fact with
+    where it comes from (file:line), each unknown fact with why."""
     setups = link_setups(project, settings)
-    if not setups:
+    unlinked = getattr(project, "_unlinked", [])
+    if not setups and not unlinked:
         return "No training setup found (no script that uses DeepSpeed, Lightning or a spawner, and no launch line)."
     out = []
     for setup in setups:
         lines = [f"Training setup: {setup.script_path}"]
-        if setup.command is not None:
-            row = setup.command.span.start.row
-            lines.append(f"  launched by     {setup.launch_path}:{row} ({' -> '.join(lc.word for lc in setup.command.launchers)})")
+        command = setup.command
+        if command is not None:
+            row = command.span.start.row
+            lines.append(f"  launched by     {setup.launch_path}:{row} ({' -> '.join(lc.word for lc in command.launchers)})")
+            found = script_link(project, setup.launch_path, command)
+            where = _where(setup.launch_path, command.script_span) or f"{setup.launch_path}:{row}"
+            cwd = f", after `cd {command.cwd.raw}` at {_where(setup.launch_path, command.cwd.span)}" \
+                if getattr(command, "cwd", None) is not None else ""
+            lines.append(f"  script          {command.script!r} at {where}, relative to "
+                         f"{' or '.join(found.tried) or '/'}{cwd}")
         else:
             lines.append("  launched by     unknown (no launch file starts it)")
-        lines.append(f"  nodes           {_show(setup.nodes, setup.notes.get('nnodes', ''))}")
-        lines.append(f"  ranks per node  {_show(setup.procs_per_node, setup.notes.get('nproc_per_node', ''))}")
-        lines.append(f"  world size      {_show(setup.world_size, setup.notes.get('world_size', ''))}")
+        lines.append(f"  nodes           {_show(setup.nodes, _count_source(project, setup, 'nnodes'))}")
+        lines.append(f"  ranks per node  {_show(setup.procs_per_node, _count_source(project, setup, 'nproc_per_node'))}")
+        lines.append(f"  world size      {_show(setup.world_size, _count_source(project, setup, 'world_size'))}")
         lines.append(f"  who spawns      {setup.spawner}")
         lines.append(f"  threads/rank    {_show(setup.threads_per_rank, setup.threads_source)}")
         lines.append(f"  core binding    {'yes' if setup.core_binding else 'no'}")
         cfg = setup.config
         if cfg.path or cfg.value is not None:
             built = "(built from a launch config)" if cfg.ref_path and cfg.ref_path != setup.script_path else "(built in code)"
-            lines.append(f"  config          {cfg.path or built} via {cfg.how} [read by: {cfg.consumer}]")
+            named = [w for w in (_where(setup.launch_path, cfg.launch_span), _where(cfg.ref_path, cfg.ref_span)) if w]
+            at = f" at {', '.join(named)}" if named else ""
+            lines.append(f"  config          {cfg.path or built} via {cfg.how}{at} [read by: {cfg.consumer}]")
         else:
             lines.append(f"  config          {_show(None, setup.notes.get('config', 'no config reference found'))}")
         lines.append(f"  optimizer       {_optimizer_text(setup)}")
@@ -941,7 +1077,58 @@ def describe_setups(project: "Project", settings: Optional["Settings"] = None) -
             if fact in setup.notes:
                 lines.append(f"  unknown         {setup.notes[fact]}")
         out.append("\n".join(lines))
+    if unlinked:
+        lines = ["Launch lines whose script stayed unknown (no setup is linked to them):"]
+        for launch_path, command, found in unlinked:
+            where = _where(launch_path, command.script_span) or f"{launch_path}:{command.span.start.row}"
+            lines.append(f"  {where}  {found.why()}")
+        out.append("\n".join(lines))
     return "\n\n".join(out)
+
+
+def _where(path: Optional[str], span: Optional[Span]) -> Optional[str]:
+    return f"{path}:{span.start.row}" if path is not None and span is not None else None
+
+
+# Launcher options and #SBATCH directives that give a count, by the fact they give (for --show-setup).
+_COUNT_OPTIONS = {
+    "nnodes": ("nnodes", "num_nodes", "num_machines", "nodes", "N", "hostfile", "H"),
+    "nproc_per_node": ("nproc_per_node", "nproc-per-node", "num_gpus", "include", "exclude", "num_processes",
+                       "ntasks-per-node", "ntasks", "n", "np", "npernode", "devices", "gpus-per-node", "gres"),
+}
+
+
+def _count_source(project: "Project", setup: TrainingSetup, fact: str) -> str:
+    """Where a count of the setup comes from: the launch options and #SBATCH lines that give it, the
+    settings or the framework (setup.notes), or why it is unknown."""
+    note = setup.notes.get(fact, "")
+    if fact == "world_size":
+        if setup.world_size is not None and not note and setup.nodes is not None and setup.procs_per_node is not None:
+            return "nodes x ranks per node"
+        return note
+    command = setup.command
+    if command is None or (note and "[tool.dslint]" in note) or (note and getattr(setup, fact if fact == "nnodes"
+                                                                              else "procs_per_node") is not None):
+        return note
+    keys = _COUNT_OPTIONS[fact]
+    spawner = next((lc for lc in reversed(command.launchers) if lc.kind == setup.spawner_kind), None)
+    groups = [[spawner] if spawner is not None else [], [lc for lc in command.launchers if lc is not spawner]]
+    found: list = []
+    for launchers in groups:  # the launcher that starts the ranks first; srun/mpirun options, then #SBATCH
+        found = [f"{option.name}{'=' + option.value if option.value is not None else ''} at "
+                 f"{_where(setup.launch_path, option.span)}"
+                 for launcher in launchers for option in launcher.option_list if option.key in keys]
+        if found:
+            break
+    launch = project.launches.get(setup.launch_path)
+    sbatch = getattr(launch, "sbatch", None)
+    if not found and sbatch is not None and any(lc.kind == "srun" for lc in command.launchers):
+        found = [f"#SBATCH {d.name}{'=' + d.value if d.value is not None else ''} at {_where(setup.launch_path, d.span)}"
+                 for d in sbatch.all if d.key in keys]
+    text = "; ".join(found)
+    if not text and not note and getattr(setup, "nodes" if fact == "nnodes" else "procs_per_node") is not None:
+        text = f"the default of {setup.launcher}"
+    return f"{text}; {note}" if text and note else text or note
 
 
 def _optimizer_text(setup: TrainingSetup) -> str:
@@ -975,7 +1162,13 @@ def launched_world_sizes(project: "Project", path: str) -> list:
     from .program import norm_path
 
     entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
-    return [s.world_size for s in link_setups(project) if s.launch_path is not None and norm_path(s.script_path) in entries]
+    by_script = project.__dict__.get("_launched_sizes")
+    if by_script is None:  # one pass over the setups per project, not one per asking file
+        by_script = project._launched_sizes = {}  # type: ignore[attr-defined]
+        for setup in link_setups(project):
+            if setup.launch_path is not None:
+                by_script.setdefault(norm_path(setup.script_path), []).append(setup.world_size)
+    return [size for entry in entries for size in by_script.get(entry, ())]
 
 
 def single_process_launches(project: "Project", path: str) -> bool:

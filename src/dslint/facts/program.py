@@ -59,6 +59,7 @@ class ProgramIndex:
                 self._by_suffix.setdefault(".".join(parts[i:]), []).append(path)
         self._graph: Optional[dict[str, set]] = None
         self._closures: dict[str, frozenset] = {}
+        self._programs: Optional[dict[str, list]] = None  # module -> the entry points that reach it
         # The first name of every dotted module path the project holds: an absolute import
         # starting with anything else (torch, numpy...) is a library's, found without a lookup.
         self._heads = {suffix.split(".", 1)[0] for suffix in self._by_suffix}
@@ -156,8 +157,13 @@ class ProgramIndex:
 
     def programs_of(self, path: str) -> list[str]:
         """The entry points whose program contains `path` (itself when it is one)."""
-        path = norm_path(path)
-        return [e for e in self.entry_points() if path in self.closure(e)]
+        if self._programs is None:  # once per project: asked per finding, it was entry points x modules each time
+            programs: dict[str, list] = {}
+            for entry in self.entry_points():
+                for module in self.closure(entry):
+                    programs.setdefault(module, []).append(entry)
+            self._programs = programs
+        return list(self._programs.get(norm_path(path), ()))
 
     def program_modules(self, path: str) -> set:
         """Every module that may run in the same process as `path`: the union of its programs,

@@ -61,8 +61,9 @@ def input_digest(path: str) -> str:
             return hashlib.blake2b("\0".join(sorted(os.listdir(path))).encode(), digest_size=16).hexdigest()
         except OSError:
             return "absent"
+    from ..sources.files import read_regular
+
     try:
-        with open(path, "rb") as handle:
-            return hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
+        return hashlib.blake2b(read_regular(path), digest_size=16).hexdigest()  # (never blocks on a FIFO)
     except OSError:
         return "absent"

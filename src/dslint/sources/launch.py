@@ -5,6 +5,12 @@
 `fabric run` / `lightning run model`, or plain `python script.py`), with the chain of launchers,
 each option and its exact position, the environment the command sees, the script and its
 arguments, and facts derived the way each launcher derives them. It never raises.
+
+Shell scripts come through tree-sitter-bash (launch_bash.py): the walk below follows functions
+(read at their first call), `if`/`case` branches (each a candidate launch), loops and subshells,
+and resolves words from the variables assigned before them. Makefiles keep a small reader
+(launch_shell.lex); README/docs Markdown is read through its fenced shell blocks
+(markdown_launch.py).
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from typing import Optional
 from dslint.textpos import LineIndex
 
 from . import launch_flags as flags
+from .launchers import COMMAND_WORDS, LAUNCHERS, PYTHON_MODULES, WORD_PATTERN, launcher_kind
 from .launch_facts import derive_facts
 from .launch_model import (
     EnvValue,
@@ -28,7 +35,9 @@ from .launch_model import (
     ShellArg,
 )
 from .launch_options import join_spans, parse_argparse, parse_getopt, parse_mpirun
-from .launch_shell import LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
+from .launch_bash import Branches, Clobber, Function, Loop, Script, Simple, Subshell, arith_value, parse_shell
+from .launch_shell import ARITH, LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
+from .markdown_launch import shell_view
 
 __all__ = [
     "parse_launch_file",
@@ -48,10 +57,7 @@ UNKNOWN = "\ue000"
 
 SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".zsh", ".ksh")
 MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")
-LAUNCHER_WORDS = re.compile(
-    r"\b(torchrun|deepspeed|accelerate(-launch)?|srun|mpirun|mpiexec|orterun|fabric|lightning|python[0-9.]*"
-    r"|torch\.distributed\.(run|launch))\b"
-)
+LAUNCHER_WORDS = re.compile(r"\b(" + WORD_PATTERN + r"|python[0-9.]*)\b")
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(\+?=)")
 _MAKE_ASSIGNMENT = re.compile(r"^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|:=|::=|\+=|=|!=)\s*(.*)$")
 _PYTHON_WORD = re.compile(r"python[0-9.]*")
@@ -61,22 +67,7 @@ _BLOCK_OPENERS = frozenset({"if", "while", "until", "for", "select", "case"})
 _BLOCK_CLOSERS = frozenset({"fi", "done", "esac"})
 _SKIPPED_COMMANDS = frozenset({"for", "case", "select", "function", "[[", "[", "test", "echo", "printf", "cd"})
 _PASS_THROUGH = frozenset({"nohup", "exec", "command", "builtin"})
-_PYTHON_MODULE_LAUNCHERS = {
-    "torch.distributed.run": "torchrun",
-    "torch.distributed.launch": "torch.distributed.launch",
-    "deepspeed.launcher.runner": "deepspeed",
-    "accelerate.commands.launch": "accelerate",
-    "lightning.fabric.cli": "lightning",
-    "lightning_fabric.cli": "lightning",
-}
-# `fabric run` options (lightning/fabric/cli.py @click.option, Lightning-AI/pytorch-lightning@7f0c343):
-# all of them take a value.
-_FABRIC_OPTIONS = {
-    "--accelerator": ("accelerator", 1), "--strategy": ("strategy", 1), "--devices": ("devices", 1),
-    "--num-nodes": ("num_nodes", 1), "--num_nodes": ("num_nodes", 1), "--node-rank": ("node_rank", 1),
-    "--node_rank": ("node_rank", 1), "--main-address": ("main_address", 1), "--main_address": ("main_address", 1),
-    "--main-port": ("main_port", 1), "--main_port": ("main_port", 1), "--precision": ("precision", 1),
-}
+_PYTHON_MODULE_LAUNCHERS = PYTHON_MODULES
 
 
 def is_launch_file(path: str, text: str) -> bool:
@@ -122,6 +113,15 @@ class _State:
     # the text resolved last used one.
     defaulted: set = field(default_factory=set)
     used_default: bool = False
+    # Shell functions: bodies by name, the names a command calls somewhere in the script, and
+    # those whose body was walked already (at its first call, or where it is defined if never called).
+    functions: dict = field(default_factory=dict)
+    called: set = field(default_factory=set)
+    walked_functions: set = field(default_factory=set)
+    # The directory the last `cd DIR` moved to (link.py resolves the script and config paths there);
+    # one per open block, since after a block its `cd` may not have run.
+    cwd: Optional[ShellArg] = None
+    cwd_frames: list = field(default_factory=list)
 
     def set_shell_var(self, name: str, value: str, from_default: bool = False) -> None:
         if self.blocks and name not in self.blocks[-1]:
@@ -134,11 +134,15 @@ class _State:
 
     def open_block(self) -> None:
         self.blocks.append({})
+        self.cwd_frames.append(self.cwd)
 
     def close_block(self) -> None:
         if not self.blocks:
             return
         frame = self.blocks.pop()
+        before_cwd = self.cwd_frames.pop() if self.cwd_frames else self.cwd
+        if self.cwd is not before_cwd:
+            self.cwd = replace(self.cwd, value=None) if self.cwd is not None else None
         for name, before in frame.items():
             if self.shell_vars.get(name) != before:
                 self.set_shell_var(name, UNKNOWN)
@@ -157,6 +161,8 @@ _SBATCH_ENVIRONMENT = {
 
 
 def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
+    if _is_markdown_hint(kind_hint):
+        return _parse_markdown(text)
     state = _State(LineIndex(text), text)
     _read_sbatch_directives(state)
     from_sbatch = set()
@@ -169,10 +175,34 @@ def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
     if _is_make_hint(kind_hint):
         _walk_makefile(state)
     else:
-        _walk_commands(state, lex(text), make_mode=False)
+        _walk_script(state, parse_shell(text))
     variables = {k: v for k, v in {**state.make_vars, **state.shell_vars}.items()
                  if UNKNOWN not in v and not (k in from_sbatch and state.shell_vars.get(k) == v)}
     return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables)
+
+
+MARKDOWN_REPAIRS = 0
+
+
+def _parse_markdown(text: str) -> LaunchFile:
+    """Each fenced shell block of a Markdown file on its own (a README's blocks are often
+    alternatives), read in place so that positions are the .md file's."""
+    view, blocks = shell_view(text)
+    state = _State(LineIndex(view), view)
+    variables: dict[str, str] = {}
+    for start, end in blocks:
+        if LAUNCHER_WORDS.search(view, start, end) is None:
+            continue  # `pip install ...`
+        state.shell_vars, state.env, state.defaulted = {}, {}, set()
+        state.functions, state.called, state.walked_functions = {}, set(), set()
+        # A block that does not parse is more likely usage text than a script: no repairs.
+        _walk_script(state, parse_shell(view, start, end, repairs=MARKDOWN_REPAIRS))
+        variables.update({k: v for k, v in state.shell_vars.items() if UNKNOWN not in v})
+    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables)
+
+
+def _is_markdown_hint(kind_hint: Optional[str]) -> bool:
+    return bool(kind_hint) and str(kind_hint).lower().endswith(".md")
 
 
 def _is_make_hint(kind_hint: Optional[str]) -> bool:
@@ -213,6 +243,144 @@ def _split_simple_commands(items: list) -> list[tuple[list[Word], int]]:
 def _walk_commands(state: _State, items: list, make_mode: bool) -> None:
     for words, end in _split_simple_commands(items):
         _handle_simple_command(state, words, end, make_mode)
+
+
+# -- shell scripts (sources/launch_bash.py) ------------------------------------------------
+
+def _walk_script(state: _State, script: Script) -> None:
+    state.called |= script.called
+    _walk_nodes(state, script.nodes)
+
+
+def _walk_nodes(state: _State, nodes: list) -> None:
+    for node in nodes:
+        if isinstance(node, Simple):
+            head = node.words[0]
+            name = head.literal() if head.is_literal else None
+            if name in state.functions:
+                _call_function(state, name)
+            elif name in _READS_INTO:
+                _read_into(state, name, node.words[1:])
+            else:
+                _handle_simple_command(state, node.words, node.end, make_mode=False)
+        elif isinstance(node, Clobber):
+            _forget(state, node.names)
+        elif isinstance(node, Function):
+            state.functions[node.name] = node.body
+            if node.name not in state.called:  # never called: its launches count where it is defined
+                _call_function(state, node.name)
+        elif isinstance(node, Branches):
+            _walk_branches(state, node)
+        elif isinstance(node, Loop):
+            _walk_loop(state, node)
+        elif isinstance(node, Subshell):
+            before = _snapshot(state)
+            _walk_nodes(state, node.body)
+            _restore(state, before)
+
+
+# Builtins that set the variables they name to values the file does not show (`unset` unsets them).
+_READS_INTO = frozenset({"read", "let", "getopts", "mapfile", "readarray", "unset"})
+
+
+def _read_into(state: _State, builtin: str, words: list) -> None:
+    names = [w.literal().split("=", 1)[0] for w in words if w.is_literal and not w.literal().startswith("-")]
+    if builtin == "getopts":
+        names = names[1:2]
+    names = [n for n in names if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", n)]
+    if builtin == "unset":
+        for name in names:
+            state.shell_vars.pop(name, None)
+            state.env.pop(name, None)
+        return
+    _forget(state, names)
+
+
+def _forget(state: _State, names: list[str]) -> None:
+    for name in names:
+        state.set_shell_var(name, UNKNOWN)
+        old = state.env.get(name)
+        if old is not None:
+            state.env[name] = EnvValue(name, None, old.source, old.span)
+
+
+def _call_function(state: _State, name: str) -> None:
+    """A function's launches are read once, at its first call, with the variables set then."""
+    if name in state.walked_functions:
+        return
+    state.walked_functions.add(name)
+    _walk_nodes(state, state.functions[name])
+
+
+def _snapshot(state: _State) -> tuple:
+    return dict(state.shell_vars), dict(state.env), set(state.defaulted), set(state.walked_functions), state.cwd
+
+
+def _restore(state: _State, snapshot: tuple) -> None:
+    state.shell_vars, state.env = dict(snapshot[0]), dict(snapshot[1])
+    state.defaulted, state.walked_functions = set(snapshot[2]), set(snapshot[3])
+    state.cwd = snapshot[4]
+
+
+def _walk_branches(state: _State, node: Branches) -> None:
+    """Each branch from the state before the `if`/`case`; after it, a variable the branches
+    leave with different values is unknown. Every launch in a branch is a candidate launch."""
+    before = _snapshot(state)
+    outcomes = [] if node.exhaustive else [before]
+    walked = set(state.walked_functions)
+    for branch in node.branches:
+        _restore(state, before)
+        _walk_nodes(state, branch)
+        outcomes.append(_snapshot(state))
+        walked |= state.walked_functions
+    if not outcomes:
+        outcomes = [before]
+    _merge(state, outcomes)
+    state.walked_functions = walked
+
+
+def _merge(state: _State, outcomes: list[tuple]) -> None:
+    shell_vars: dict[str, str] = {}
+    for name in dict.fromkeys(n for o in outcomes for n in o[0]):  # in order: output stays stable
+        values = {o[0].get(name) for o in outcomes}
+        shell_vars[name] = values.pop() if len(values) == 1 else UNKNOWN
+    env: dict[str, EnvValue] = {}
+    for name in dict.fromkeys(n for o in outcomes for n in o[1]):
+        seen = [o[1].get(name) for o in outcomes]
+        last = next(v for v in reversed(seen) if v is not None)
+        same = all(v is not None and v.value == last.value for v in seen)
+        env[name] = last if same else EnvValue(name, None, last.source, last.span)
+    state.shell_vars, state.env = shell_vars, env
+    state.defaulted = set().union(*(o[2] for o in outcomes))
+    cwds = [o[4] for o in outcomes]
+    if all(cwd == cwds[0] for cwd in cwds):
+        state.cwd = cwds[0]
+    else:  # a `cd` in some branches only, or to other folders: the folder after them is unknown
+        state.cwd = replace(next(cwd for cwd in cwds if cwd is not None), value=None)
+
+
+def _walk_loop(state: _State, node: Loop) -> None:
+    """The body once, with the variables it changes (and the loop variable) unknown inside it,
+    since a later iteration sees other values; after the loop they stay unknown."""
+    before = _snapshot(state)
+    commands, state.commands = state.commands, []
+    _walk_nodes(state, node.body)  # a dry pass: which variables does the body change?
+    changed = {n for n, v in state.shell_vars.items() if before[0].get(n) != v}
+    changed_env = {n for n, v in state.env.items() if before[1].get(n) != v}
+    state.commands = commands
+    _restore(state, before)
+    for name in changed | ({node.variable} if node.variable else set()):
+        state.set_shell_var(name, UNKNOWN)
+    for name in changed_env:
+        old = state.env.get(name)
+        if old is not None:
+            state.env[name] = EnvValue(name, None, old.source, old.span)
+    _walk_nodes(state, node.body)
+    for name in changed:
+        state.set_shell_var(name, UNKNOWN)
+    for name in changed_env & set(state.env):
+        old = state.env[name]
+        state.env[name] = EnvValue(name, None, old.source, old.span)
 
 
 def _walk_makefile(state: _State) -> None:
@@ -268,6 +436,7 @@ def _assign_make_variable(state: _State, match: re.Match, line_start: int) -> No
 
 def _handle_recipe(state: _State, start: int, end: int) -> None:
     text = state.text
+    state.cwd = None  # each recipe line runs in a shell of its own
     while start < end and text[start] in "@-+ \t":  # make's recipe prefixes
         start += 1
     _walk_commands(state, lex(text, start, end, make_mode=True), make_mode=True)
@@ -363,7 +532,10 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
         return UNKNOWN
     if part.kind == MAKEVAR:
         return state.make_vars.get(part.text, UNKNOWN)
-    return UNKNOWN  # CMD, ARITH, SPECIAL
+    if part.kind == ARITH and not make_mode:
+        value = arith_value(part.text, lambda name: _known(state.shell_vars.get(name, UNKNOWN)))
+        return UNKNOWN if value is None else str(value)
+    return UNKNOWN  # CMD, SPECIAL
 
 
 def _resolve_text(word: Word, state: _State, make_mode: bool) -> str:
@@ -398,6 +570,9 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     if not words:
         return
     first = words[0].literal_prefix()
+    if first in ("cd", "pushd", "popd") and words[0].is_literal:
+        _change_directory(state, words, make_mode)
+        return
     if first in _SKIPPED_COMMANDS and words[0].is_literal:
         if first in _BLOCK_OPENERS:
             state.open_block()
@@ -414,7 +589,7 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     if head.is_literal and head.literal() in ("export", "declare", "typeset", "readonly", "local"):
         _handle_export(state, words[i + 1:], make_mode, exported=head.literal() in ("export", "declare", "typeset"))
         return
-    if not _may_launch(_resolve_word(words[i], state, make_mode)):
+    if not _may_launch(words[i], state, make_mode):
         return
     args: list[ShellArg] = []
     for word in words[i:]:
@@ -423,19 +598,39 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     command = _parse_command(state, args, inline)
     if command is not None:
         command.span = state.index.span(words[0].start, end)
+        command.cwd = state.cwd
         state.commands.append(command)
     _maybe_parse_shell_c(state, args, words, command)
 
 
-_COMMAND_WORDS = frozenset({"torchrun", "deepspeed", "accelerate", "accelerate-launch", "srun", "mpirun", "mpiexec",
-                            "orterun", "fabric", "lightning", "env", "bash", "sh", "zsh", "time"}) | _PASS_THROUGH
+def _change_directory(state: _State, words: list[Word], make_mode: bool) -> None:
+    """`cd DIR` / `pushd DIR`: the working directory of the commands after it (a relative DIR joins the
+    previous one); `popd`, `cd -`, `cd` alone or a DIR that is not literal make it unknown."""
+    verb = words[0].literal()
+    args = [a for w in words[1:] for a in _resolve_word(w, state, make_mode) if not (a.value or "").startswith("-")]
+    if verb == "popd" or not args:
+        state.cwd = ShellArg(None, verb, state.index.span(words[0].start, words[-1].end))
+        return
+    target = args[0]
+    previous = state.cwd
+    if target.value is not None and not os.path.isabs(target.value) and previous is not None:
+        value = None if previous.value is None else os.path.normpath(os.path.join(previous.value, target.value))
+        target = replace(target, value=value)
+    state.cwd = target
 
 
-def _may_launch(first: list[ShellArg]) -> bool:
-    """Cheap test on the command word, before expanding the rest of the command."""
-    if not first or first[0].value is None:
+_COMMAND_WORDS = COMMAND_WORDS | frozenset({"env", "bash", "sh", "zsh", "time"}) | _PASS_THROUGH
+
+
+def _may_launch(word: Word, state: _State, make_mode: bool) -> bool:
+    """Cheap test on the command word (its first field), before expanding the rest of the command."""
+    value = _resolve_text(word, state, make_mode)
+    if any(p.kind in (VAR, PARAM, MAKEVAR) and not p.quoted for p in word.parts):
+        fields = value.split()
+        value = fields[0] if fields else ""
+    if not value or UNKNOWN in value:
         return False
-    name = os.path.basename(first[0].value)
+    name = os.path.basename(value)
     return name in _COMMAND_WORDS or _PYTHON_WORD.fullmatch(name) is not None
 
 
@@ -531,10 +726,11 @@ class _SpanOf:
 
 def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word],
                          outer: Optional[LaunchCommand] = None) -> None:
-    """`bash -c '...'` (also after srun): parse the quoted script where its offsets are exact; a
-    double-quoted script is expanded first (the batch shell expands it before bash runs it) and
-    its positions are the whole word's, and the commands it starts run under the launchers before
-    `bash` (`srun bash -c "torchrun ..."`: one torchrun per srun task)."""
+    """`bash -c '...'` (also after srun): bash runs its argument as a command line. A single-quoted
+    script is parsed where it stands (exact positions); a double-quoted one is expanded first (the
+    batch shell expands it before bash runs it) and its positions are the whole word's. The
+    commands it starts run under the launchers before `bash` (`srun bash -c "torchrun ..."`:
+    one torchrun per srun task)."""
     for k in range(len(args) - 1):
         head = args[k].value
         if head is None or os.path.basename(head) not in ("bash", "sh", "zsh") or args[k + 1].value != "-c":
@@ -543,13 +739,11 @@ def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word],
             return
         target = args[k + 2]
         raw = target.raw
+        first = len(state.commands)
         if len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'" and "'" not in raw[1:-1]:
-            start = target.span.start_offset + 1
-            # (Its commands keep their own chain for now: tests/test_launch_parse.py reads them as
-            # starting with the inner launcher.)
-            _walk_commands(state, lex(state.text, start, target.span.end_offset - 1), make_mode=False)
-            return
-        if len(raw) >= 2 and raw[0] == '"' and raw[-1] == '"':
+            _walk_script(state, parse_shell(state.text, target.span.start_offset + 1, target.span.end_offset - 1))
+            inner = state.commands[first:]
+        elif len(raw) >= 2 and raw[0] == '"' and raw[-1] == '"':
             word = next((w for w in words if w.start == target.span.start_offset and w.end == target.span.end_offset),
                         None)
             if word is None:
@@ -557,7 +751,7 @@ def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word],
             script = _resolve_text(word, state, make_mode=False)
             sub = _State(_SpanOf(target.span), script, shell_vars=dict(state.shell_vars), env=dict(state.env),
                          sbatch=state.sbatch)
-            _walk_commands(sub, lex(script), make_mode=False)
+            _walk_script(sub, parse_shell(script))
             inner = sub.commands
             for command in inner:
                 command.span = outer.span if outer is not None else target.span
@@ -583,21 +777,9 @@ def _launcher_kind_at(args: list[ShellArg], i: int) -> Optional[str]:
     name = _program_name(args[i])
     if name is None:
         return None
-    nxt = args[i + 1].value if i + 1 < len(args) else None
-    if name == "torchrun":
-        return "torchrun"
-    if name == "deepspeed":
-        return "deepspeed"
-    if name == "accelerate-launch" or (name == "accelerate" and nxt == "launch"):
-        return "accelerate"
-    if name == "srun":
-        return "srun"
-    if name in ("mpirun", "mpiexec", "orterun"):
-        return "mpirun"
-    if name == "fabric" and nxt == "run":
-        return "lightning"
-    if name == "lightning" and nxt == "run" and i + 2 < len(args) and args[i + 2].value == "model":
-        return "lightning"
+    kind = launcher_kind(name, [a.value for a in args[i + 1:i + 3]])
+    if kind is not None:
+        return kind
     if _PYTHON_WORD.fullmatch(name):
         return "python"
     return None
@@ -696,7 +878,7 @@ def _parse_lightning(command: LaunchCommand, args: list[ShellArg], i: int, words
     if not words:
         words = 2 if _program_name(args[i]) == "fabric" else 3
     last = i + words - 1
-    options, j = parse_argparse(args, last + 1, _FABRIC_OPTIONS, allow_abbrev=False)
+    options, j = parse_argparse(args, last + 1, flags.FABRIC, allow_abbrev=False)
     _add_launcher(command, "lightning", args, i, last, options)
     _set_script(command, args, j, module=False)
     return len(args), True
@@ -766,9 +948,8 @@ def _parse_python_module_launcher(command: LaunchCommand, args: list[ShellArg], 
         # `python -m lightning.fabric.cli run ...`: the click group's `run` command follows.
         has_run = last + 1 < len(args) and args[last + 1].value == "run"
         return _parse_lightning(command, args, first, words=last - first + 1 + int(has_run))
-    table = {"torchrun": flags.TORCHRUN, "torch.distributed.launch": flags.TORCH_LAUNCH,
-             "deepspeed": flags.DEEPSPEED}[kind]
-    options, j = parse_argparse(args, last + 1, table, allow_abbrev=True)
+    spec = LAUNCHERS[kind]
+    options, j = parse_argparse(args, last + 1, spec.options, allow_abbrev=spec.allow_abbrev)
     launcher = _add_launcher(command, kind, args, first, last, options)
     return _python_target(command, args, j, launcher)
 

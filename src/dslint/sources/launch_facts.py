@@ -4,20 +4,22 @@ Unknown stays None, with a reason in `command.reasons[fact]`.
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from typing import Optional
 
-from .launch_options import sub_span
+from . import launchers as table
 from .launch_model import (
     AccelerateFacts,
+    DeepSpeedFacts,
     LaunchCommand,
     Launcher,
     MpirunFacts,
     SbatchDirectives,
     SrunFacts,
 )
-
-SPAWNERS = ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning")
-SCRIPT_CONFIG_OPTIONS = ("--deepspeed_config", "--deepspeed_config_file", "--deepspeed-config")
+from .launch_options import sub_span
+from .launchers import LAUNCHERS, SCRIPT_CONFIG_OPTIONS
 
 
 def _int(value: Optional[str]) -> Optional[int]:
@@ -41,17 +43,11 @@ def derive_facts(command: LaunchCommand, sbatch: SbatchDirectives) -> None:
             command.srun = _srun_facts(launcher, sbatch)
         elif launcher.kind == "mpirun":
             command.mpirun = _mpirun_facts(launcher)
-    spawner = next((lc for lc in reversed(command.launchers) if lc.kind in SPAWNERS), None)
+    spawner = table.torch_spawner(command.launchers)
     if spawner is None:
         _derive_from_scheduler(command)
-    elif spawner.kind in ("torchrun", "torch.distributed.launch"):
-        _derive_torchrun(command, spawner)
-    elif spawner.kind == "deepspeed":
-        _derive_deepspeed(command, spawner)
-    elif spawner.kind == "accelerate":
-        _derive_accelerate(command, spawner)
-    elif spawner.kind == "lightning":
-        _derive_fabric(command, spawner)
+    else:
+        _DERIVE[spawner.kind](command, spawner)
     _derive_launcher_omp(command, spawner)
 
 
@@ -77,18 +73,18 @@ def _derive_launcher_omp(command: LaunchCommand, spawner: Optional[Launcher]) ->
     """What the launcher itself puts in OMP_NUM_THREADS when the command leaves it unset."""
     if command.omp_num_threads_set or spawner is None:
         return
-    kind = spawner.kind
-    if kind in ("torchrun", "torch.distributed.launch"):
+    kind = LAUNCHERS[spawner.kind].omp_default
+    if kind == table.OMP_ONE_IF_SEVERAL:
         # torch/distributed/run.py config_from_args: `if "OMP_NUM_THREADS" not in os.environ and
         # nproc_per_node > 1: ... os.environ["OMP_NUM_THREADS"] = str(1)`
         if command.nproc_per_node is not None and command.nproc_per_node > 1:
             command.omp_num_threads_by_launcher = "1"
         elif command.nproc_per_node is None:
             command.reasons["omp_num_threads_by_launcher"] = "torchrun sets 1 when nproc_per_node > 1; nproc_per_node is unknown"
-    elif kind == "deepspeed" and command.bind_cores_to_rank:
+    elif kind == table.OMP_CORES_PER_RANK and command.bind_cores_to_rank:
         # deepspeed/launcher/launch.py: with --bind_cores_to_rank, OMP_NUM_THREADS = cores per rank.
         command.reasons["omp_num_threads_by_launcher"] = "deepspeed --bind_cores_to_rank sets the cores given to each rank"
-    elif kind == "accelerate":
+    elif kind == table.OMP_THREADS_OPTION:
         # accelerate/commands/launch.py: num_cpu_threads_per_process defaults to OMP_NUM_THREADS or 1,
         # and utils/launch.py exports it as OMP_NUM_THREADS. A config file may set it instead.
         present, value = _option_value(spawner, "num_cpu_threads_per_process")
@@ -98,7 +94,7 @@ def _derive_launcher_omp(command: LaunchCommand, spawner: Optional[Launcher]) ->
             command.omp_num_threads_by_launcher = "1"
         else:
             command.reasons["omp_num_threads_by_launcher"] = "accelerate: from the config file or the CPU count"
-    elif kind == "lightning":
+    elif kind == table.OMP_CPUS_PER_PROCESS:
         # lightning/fabric/cli.py _torchrun_launch: os.environ.setdefault("OMP_NUM_THREADS",
         # str(_suggested_max_num_threads())) -- CPUs divided by local processes.
         command.reasons["omp_num_threads_by_launcher"] = "fabric run sets CPU count // processes per node"
@@ -188,77 +184,178 @@ def _set_nnodes(command: LaunchCommand, text: Optional[str], raw: Optional[str])
         command.reasons["nnodes"] = f"--nnodes={text} is not N or MIN:MAX"
 
 
+_DEEPSPEED_RESOURCES = ("hostfile", "include", "exclude", "num_gpus", "num_nodes")
+
+
 def _derive_deepspeed(command: LaunchCommand, launcher: Launcher) -> None:
     command.bind_cores_to_rank = "bind_cores_to_rank" in launcher.options
-    present, command.bind_core_list = _option_value(launcher, "bind_core_list")
+    command.bind_core_list = _option_value(launcher, "bind_core_list")[1]
     port = launcher.options.get("master_port")
     command.master_port = _int(port.value) if port and not port.from_default else None
-    has_hostfile = "hostfile" in launcher.options
-    include = launcher.options.get("include")
-    if include is not None:
-        _derive_deepspeed_include(command, include.value)
-        return
-    if "exclude" in launcher.options:
-        command.reasons["num_gpus"] = "--exclude removes slots from a hostfile the file does not show"
-        return
-    present, value = _option_value(launcher, "num_gpus")
-    if present:
-        command.num_gpus = _int(value)
-        if command.num_gpus is None:
-            command.reasons["num_gpus"] = "--num_gpus is not a literal"
-    else:
-        _derive_deepspeed_visible_devices(command, has_hostfile)
-    command.nproc_per_node = command.num_gpus
-    if "nproc_per_node" not in command.reasons and command.num_gpus is None:
-        command.reasons["nproc_per_node"] = command.reasons.get("num_gpus", "")
-    present, value = _option_value(launcher, "num_nodes")
-    if present:
-        command.nnodes = _int(value)
-    elif not has_hostfile:
-        # runner.py: without a hostfile the resource pool is localhost only. (The default
-        # hostfile /job/hostfile is assumed absent.)
-        command.nnodes = 1
-    else:
-        command.reasons["nnodes"] = "every host of the hostfile"
-    if command.num_gpus is not None and command.nnodes is not None:
-        command.world_size = command.num_gpus * command.nnodes
-
-
-def _derive_deepspeed_visible_devices(command: LaunchCommand, has_hostfile: bool) -> None:
-    # runner.py main: with no hostfile and no --include/--exclude/--num_gpus/--num_nodes,
-    # CUDA_VISIBLE_DEVICES becomes --include localhost:<devices>.
+    facts = DeepSpeedFacts({key: launcher.options[key].value for key in _DEEPSPEED_RESOURCES
+                            if key in launcher.options})
     visible = command.env.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None and visible.value and not has_hostfile and visible.source in ("inline", "export"):
-        command.num_gpus = len([d for d in visible.value.split(",") if d.strip()])
-    else:
-        command.reasons["num_gpus"] = "deepspeed starts one process per visible GPU on each host"
+    if visible is not None and visible.value and visible.source in ("inline", "export"):
+        facts.visible_devices = visible.value
+    command.deepspeed = facts
+    apply_deepspeed_world(command, deepspeed_world(facts, None))
 
 
-def _derive_deepspeed_include(command: LaunchCommand, include: Optional[str]) -> None:
-    """NODE_SPEC[@NODE_SPEC...], NODE_SPEC = NAME[:SLOT[,SLOT...]] (runner.py parse_node_config_list)."""
-    if include is None:
-        command.reasons["num_gpus"] = "--include is not a literal"
-        return
-    hosts: dict[str, set[str]] = {}
-    whole_hosts = False
-    for spec in include.split("@"):
+@dataclass
+class DeepSpeedWorld:
+    """The processes deepspeed starts: per node, nodes, in all; None with a reason where unknown."""
+
+    per_node: Optional[int] = None
+    nodes: Optional[int] = None
+    world: Optional[int] = None
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+def apply_deepspeed_world(command: LaunchCommand, world: DeepSpeedWorld) -> None:
+    """Put a DeepSpeedWorld into the command's derived facts (num_gpus is the processes per node)."""
+    command.num_gpus = command.nproc_per_node = world.per_node
+    command.nnodes, command.world_size = world.nodes, world.world
+    for fact in ("num_gpus", "nproc_per_node", "nnodes", "world_size"):
+        command.reasons.pop(fact, None)
+    command.reasons.update(world.reasons)
+
+
+def parse_hostfile(text: str) -> Optional[dict[str, int]]:
+    """host -> slots of an MPI-style hostfile (`worker-1 slots=4`), as runner.py _parse_hostfile reads
+    it; None where the runner would refuse it (a bad line, a host twice, no host)."""
+    pool: dict[str, int] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        match = re.match(r"^(\S+)\s+slots=(\d+)", line)
+        if match is None or match.group(1) in pool:
+            return None
+        pool[match.group(1)] = int(match.group(2))
+    return pool or None
+
+
+def _node_specs(text: str) -> Optional[dict[str, Optional[set[int]]]]:
+    """NODE_SPEC[@NODE_SPEC...], NODE_SPEC = NAME[:SLOT[,SLOT...]] (runner.py parse_node_config_list):
+    host -> slots, None for a whole host; None when a slot is not a number."""
+    hosts: dict[str, Optional[set[int]]] = {}
+    for spec in text.split("@"):
         name, colon, slots = spec.partition(":")
         if not colon:
-            whole_hosts = True
-            hosts.setdefault(name, set())
+            hosts.setdefault(name, None)
             continue
-        hosts.setdefault(name, set()).update(s for s in slots.split(",") if s)
-    command.nnodes = len(hosts)
-    if whole_hosts:
-        command.reasons["num_gpus"] = "--include names a whole host: every slot of the hostfile"
-        return
-    counts = {len(slots) for slots in hosts.values()}
-    command.world_size = sum(len(slots) for slots in hosts.values())
-    if len(counts) == 1:
-        command.num_gpus = counts.pop()
-        command.nproc_per_node = command.num_gpus
+        try:
+            numbers = {int(slot) for slot in slots.split(",")}
+        except ValueError:
+            return None
+        known = hosts.get(name)
+        hosts[name] = numbers if known is None else known | numbers
+    return hosts
+
+
+def deepspeed_world(facts: DeepSpeedFacts, pool: Optional[dict[str, int]]) -> DeepSpeedWorld:
+    """What runner.py main makes of the resource options: the hosts of the hostfile (`pool`: host ->
+    slots when dslint read it, None when it did not), filtered by --include/--exclude, then the first
+    --num_nodes hosts with --num_gpus slots each.
+
+    Without -H the runner reads /job/hostfile; dslint takes it as absent (the local host, all of its
+    GPUs) unless the line asks for other hosts (--num_nodes > 1, --include/--exclude naming one)."""
+    out = DeepSpeedWorld()
+    given = facts.given
+    for key in ("include", "exclude", "num_gpus", "num_nodes"):
+        if key in given and (given[key] is None or key.startswith("num") and _signed_int(given[key]) is None):
+            out.reasons["num_gpus"] = out.reasons["nproc_per_node"] = f"deepspeed --{key} is not a literal"
+            return out
+    include, exclude = given.get("include") or "", given.get("exclude") or ""
+    num_gpus, num_nodes = _signed_int(given.get("num_gpus", "-1")), _signed_int(given.get("num_nodes", "-1"))
+    specs = _node_specs(include or exclude) if include or exclude else {}
+    if specs is None:
+        out.reasons["num_gpus"] = f"deepspeed --{'include' if include else 'exclude'} {include or exclude!r} is not NAME:SLOT,SLOT"
+        return out
+    if "hostfile" in given:
+        hosts = None if pool is None else {host: set(range(slots)) for host, slots in pool.items()}
+        if pool is None:
+            out.reasons["nnodes"] = "every host of the hostfile, which dslint did not read"
+    elif num_nodes > 1 or any(host != "localhost" for host in specs):
+        hosts = None  # the default /job/hostfile must hold those hosts
+        out.reasons["nnodes"] = "every host of the default hostfile /job/hostfile"
     else:
-        command.reasons["num_gpus"] = "--include gives hosts different numbers of slots"
+        hosts = {"localhost": None}  # one host, the count of its GPUs is not in the files
+        if facts.visible_devices and not (include or exclude or num_nodes > 1 or num_gpus > 0):
+            include = "localhost:" + facts.visible_devices
+            specs = _node_specs(include) or {}
+    if (include or exclude) and (num_nodes >= 0 or num_gpus >= 0):
+        out.reasons["num_gpus"] = "deepspeed refuses --num_nodes/--num_gpus together with --include/--exclude"
+        return out
+    if include:
+        hosts = _include(hosts, specs)
+    elif exclude:
+        hosts = _exclude(hosts, specs)
+    if hosts is not None and num_nodes > 0:
+        hosts = dict(list(hosts.items())[:num_nodes])
+    if num_gpus > 0:
+        hosts = {host: set(range(num_gpus)) for host in hosts} if hosts is not None else None
+        out.per_node = num_gpus
+    if hosts is None:
+        out.nodes = num_nodes if num_nodes > 0 else None
+        if out.nodes is not None:
+            out.reasons.pop("nnodes", None)
+        if out.per_node is None:
+            out.reasons.setdefault("num_gpus", "deepspeed starts one process per visible GPU on each host")
+    else:
+        out.nodes = len(hosts)
+        out.reasons.pop("nnodes", None)
+        counts = [None if slots is None else len(slots) for slots in hosts.values()]
+        if None in counts:
+            out.reasons["num_gpus"] = ("deepspeed starts one process per visible GPU on each host"
+                                       if not (include or exclude) else
+                                       f"deepspeed --{'include' if include else 'exclude'} leaves a host whose GPUs the files do not show")
+        else:
+            out.world = sum(counts)  # type: ignore[arg-type]
+            if len(set(counts)) == 1:
+                out.per_node = counts[0]
+            elif counts:
+                out.reasons["num_gpus"] = f"deepspeed gives the hosts different numbers of processes: {counts}"
+    if out.world is None and out.per_node is not None and out.nodes is not None:
+        out.world = out.per_node * out.nodes
+    if out.per_node is None and "num_gpus" in out.reasons:
+        out.reasons["nproc_per_node"] = out.reasons["num_gpus"]
+    return out
+
+
+def _include(hosts: Optional[dict], specs: dict) -> Optional[dict]:
+    """--include: only the named hosts, with the named slots (all of a host named alone)."""
+    if hosts is None:  # hosts unknown: a host named with its slots still has a known count
+        return {host: slots for host, slots in specs.items()}
+    picked = {}
+    for host, slots in specs.items():
+        if host not in hosts:
+            return {}  # the runner refuses a host the hostfile lacks
+        picked[host] = hosts[host] if slots is None else slots
+    return picked
+
+
+def _exclude(hosts: Optional[dict], specs: dict) -> Optional[dict]:
+    """--exclude: every host but those named alone, less the named slots."""
+    if hosts is None:
+        return None
+    kept = {}
+    for host, slots in hosts.items():
+        if host in specs and specs[host] is None:
+            continue
+        if host in specs:
+            slots = None if slots is None else slots - specs[host]
+        if slots is None or slots:
+            kept[host] = slots
+    return kept
+
+
+def _signed_int(value: Optional[str]) -> Optional[int]:
+    """argparse's type=int: an optional sign and digits."""
+    if value is None:
+        return None
+    text = value.strip()
+    return int(text) if text.lstrip("+-").isdigit() else None
 
 
 def _derive_accelerate(command: LaunchCommand, launcher: Launcher) -> None:
@@ -300,6 +397,10 @@ def _derive_fabric(command: LaunchCommand, launcher: Launcher) -> None:
     command.master_port = _int(port.value) if port and not port.from_default else None
     if command.nproc_per_node is not None and command.nnodes is not None:
         command.world_size = command.nproc_per_node * command.nnodes
+
+
+_DERIVE = {"torchrun": _derive_torchrun, "torch.distributed.launch": _derive_torchrun, "deepspeed": _derive_deepspeed,
+           "accelerate": _derive_accelerate, "lightning": _derive_fabric}
 
 
 def _derive_from_scheduler(command: LaunchCommand) -> None:

@@ -11,7 +11,7 @@ from typing import Optional
 
 from dslint.model import Span
 
-LAUNCHER_KINDS = ("deepspeed", "torchrun", "torch.distributed.launch", "accelerate", "srun", "mpirun", "lightning", "python")
+from .launchers import LAUNCHER_KINDS  # noqa: F401  (re-exported: the kinds a Launcher may have)
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,18 @@ class AccelerateFacts:
 
 
 @dataclass
+class DeepSpeedFacts:
+    """The resource options of the deepspeed runner as written (deepspeed/launcher/runner.py parse_args).
+
+    `given` maps each of hostfile, include, exclude, num_gpus, num_nodes the command passes to its
+    value (None: not a literal). `visible_devices` is the CUDA_VISIBLE_DEVICES the command exports
+    (the runner turns it into `--include localhost:...` when no resource option is given)."""
+
+    given: dict[str, Optional[str]] = field(default_factory=dict)
+    visible_devices: Optional[str] = None
+
+
+@dataclass
 class MpirunFacts:
     np: Optional[int] = None
     npernode: Optional[int] = None
@@ -128,6 +140,7 @@ class LaunchCommand:
     script: Optional[str] = None
     script_span: Optional[Span] = None
     module: Optional[str] = None  # `-m pkg` / `--module` targets
+    cwd: Optional[ShellArg] = None  # the last `cd DIR` before the command (value None: not literal); None: no cd
     script_args: list[ShellArg] = field(default_factory=list)
     # Derived facts; None = unknown, with the reason in `reasons[fact]` where one is known.
     nproc_per_node: Optional[int] = None
@@ -144,6 +157,7 @@ class LaunchCommand:
     omp_num_threads_set: bool = False  # set at all (even to a non-literal)
     omp_num_threads_by_launcher: Optional[str] = None  # what the launcher itself sets when unset
     accelerate: Optional[AccelerateFacts] = None
+    deepspeed: Optional[DeepSpeedFacts] = None
     mpirun: Optional[MpirunFacts] = None
     srun: Optional[SrunFacts] = None
     reasons: dict[str, str] = field(default_factory=dict)

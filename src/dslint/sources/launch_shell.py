@@ -1,9 +1,11 @@
-"""A small POSIX-shell lexer that keeps positions: words with their expansions, and operators.
+"""Shell words with their expansions, and a small lexer for Makefile recipes and `#SBATCH` lines.
 
-`shlex` drops offsets, so launch lines are lexed here: each word keeps the character offsets of
-its raw text and a list of parts (literal text, `$VAR`, `$(...)`, make's `$(VAR)`), so that a
-word's value can be computed later from the variables assigned before it. The lexer never
-raises: an unterminated quote or substitution runs to the end of the input.
+A `Word` keeps the character offsets of its raw text and a list of parts (literal text, `$VAR`,
+`${VAR:-default}`, `$(...)`, `$((...))`, make's `$(VAR)`), so that its value can be computed
+later from the variables assigned before it. Shell scripts are read by tree-sitter-bash
+(launch_bash.py), which builds the same words; Makefile recipes (make's `$(VAR)` and `$$`) and
+`#SBATCH` directive lines are lexed here. The lexer never raises: an unterminated quote or
+substitution runs to the end of the input.
 """
 from __future__ import annotations
 

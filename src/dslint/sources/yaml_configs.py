@@ -84,9 +84,12 @@ def parse_yaml(text: str, path: str = "<yaml>") -> YamlDoc:
 
 def read_yaml(abspath: str, display: str) -> YamlDoc:
     """Read and parse one YAML file; an unreadable file gives a doc with `error` set (never raises)."""
+    from .files import TooLarge, read_regular
+
     try:
-        with open(abspath, "rb") as handle:
-            data = handle.read(MAX_YAML_CHARS * 4 + 1)
+        data = read_regular(abspath, MAX_YAML_CHARS * 4)  # (never blocks on a FIFO)
+    except TooLarge:
+        return YamlDoc(path=display, error="too large for a launch config")
     except OSError as error:
         return YamlDoc(path=display, error=f"cannot be read ({error.strerror or error})")
     if len(data) > MAX_YAML_CHARS * 4:
