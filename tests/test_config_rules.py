@@ -49,7 +49,7 @@ def test_batch_mismatch_uses_deepspeed_num_gpus_and_points_at_the_key(project):
     findings = [f for f in project.check().findings if f.code == "DSL610"]
     assert len(findings) == 1
     assert findings[0].path == "ds.json" and findings[0].span.start.row == 2
-    assert "64 != 4 (micro) x 4 (accumulation) x 8 (world size) = 128" in findings[0].message
+    assert "64 != 4 x 4 x 8 = 128 (micro x accumulation x world size)" in findings[0].message
     assert findings[0].related[0][0] == "run.sh"
 
 
@@ -82,7 +82,7 @@ def test_config_path_from_argparse_option_on_the_launch_line(project):
     })
     findings = project.check().findings
     assert [(f.code, f.path) for f in findings] == [("DSL610", "configs/ds.json")]
-    assert "derives 1 accumulation steps" in findings[0].message
+    assert "train_batch_size 12 is not divisible by 4 (micro) x 2 (world size)" in findings[0].message
 
 
 def test_model_parallel_world_is_not_checked(project):

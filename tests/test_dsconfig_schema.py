@@ -148,7 +148,7 @@ def test_auto_stage_is_silently_stage_0_under_the_trainer_but_filled_by_accelera
 def test_gather_auto_under_the_trainer_says_only_accelerate_fills_it():
     config = {"zero_optimization": {"stage": 3, "stage3_gather_16bit_weights_on_model_save": "auto"}}
     problem = only(validate_config(config, hf_auto=True))
-    assert "only by accelerate" in problem.message
+    assert "only accelerate fills this 'auto'" in problem.message
 
 
 def test_auto_under_the_legacy_bfloat16_key_is_not_filled_by_hf():

@@ -46,7 +46,7 @@ def test_trainer_devices_disagree_with_torchrun(project):
     project.write({"run.sh": "torchrun --nproc_per_node 8 train.py\n", "train.py": LIGHTNING.format(devices=4, extra="")})
     findings = project.check().findings
     assert [f.code for f in findings] == ["DSL702"]
-    assert "devices=4 but the launcher starts 8 processes per node" in findings[0].message
+    assert "devices=4 but the launcher starts 8 per node" in findings[0].message
 
 
 def test_trainer_num_nodes_default_under_two_node_torchrun(project):

@@ -20,6 +20,11 @@ def codes(obs: Observation) -> list[str]:
     return sorted(f.code for f in findings(obs))
 
 
+def told(f: Finding) -> str:
+    """The message and the notes with what the probe observed (PIDs, GPUs, threads)."""
+    return " | ".join([f.message, *(note for _, _, note in f.related)])
+
+
 @pytest.mark.parametrize("name", ["ds_bind", "tr_omp16", "l_string", "l_pinned", "l_bound", "l_pid", "idle"])
 def test_fixed_and_bound_setups_have_no_finding(name):
     assert codes(load(name)) == []
@@ -29,7 +34,8 @@ def test_double_launch_is_one_finding_naming_both_worlds_and_both_gpus():
     obs = load("l_double")
     found = [f for f in findings(obs) if f.code == "DSL901"]
     assert len(found) == 1
-    msg = found[0].message
+    assert found[0].message.startswith("2 separate worlds share 2 GPUs; start the job with one launcher")
+    msg = told(found[0])
     ports = {p.env["MASTER_PORT"] for s in obs.snapshots for p in s.processes if "MASTER_PORT" in p.env}
     assert len(ports) == 2
     for port in ports:
@@ -44,7 +50,7 @@ def test_double_launch_threads_oversubscribe_from_the_in_process_report():
     f = [f for f in findings(load("l_double")) if f.code == "DSL903"]
     assert len(f) == 1
     assert "64 compute threads on 32 cores" in f[0].message
-    assert "fix the launch first" in f[0].message
+    assert "fix the launch first" in told(f[0])
 
 
 def test_double_launch_without_in_process_report_says_nothing_about_threads():
@@ -108,7 +114,8 @@ def test_stray_context_is_dsl905_not_a_second_world():
             Gpu(index=1, uuid="GPU-b", processes=[GpuProcess(pid=11, used_memory_mib=1634)])]
     f = findings(_obs(gpus, [_rank(10, 1, 0), _rank(11, 1, 1)]))
     assert [x.code for x in f] == ["DSL905"]
-    assert "PID 11" in f[0].message and "GPU 0 (GPU-a) (520 MiB)" in f[0].message
+    assert f[0].message.startswith("PID 11 (rank 1) also holds a 520 MiB CUDA context on another GPU")
+    assert "GPU 0 (GPU-a) (520 MiB)" in told(f[0])
 
 
 def test_two_ranks_of_one_world_on_one_gpu():
@@ -143,7 +150,8 @@ def test_static_launch_finding_explains_the_double_launch():
     found = [f for f in findings(obs) if f.code == "DSL901"]
     static = [_static("DSL101", "examples/probe_double_launch/train.py"), _static("DSL702", "examples/probe_double_launch/launch.sh")]
     attach_explanations(found, static, obs)
-    assert "Explained by examples/probe_double_launch/launch.sh:4 DSL702" in found[0].message
+    assert found[0].message == "2 separate worlds share 2 GPUs; explained by launch.sh:4 DSL702"
+    assert ("examples/probe_double_launch/launch.sh", 4) in [(p, s.start.row) for p, s, _ in found[0].related]
 
 
 def _real_static():
@@ -161,15 +169,18 @@ def _real_static():
 def test_recorded_static_findings_explain_the_probe(name, code, by, monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[1])  # launch files are read to see what they start
     obs = load(name)
-    found = attach_explanations(findings(obs), _real_static(), obs)
-    assert f"Explained by {by}" in next(f for f in found if f.code == code).message
+    found = next(f for f in attach_explanations(findings(obs), _real_static(), obs) if f.code == code)
+    path, row_code = by.split(":")
+    assert found.message.endswith(f"; explained by {path.rsplit('/', 1)[-1]}:{row_code}")
+    assert len(found.message) <= 160
+    assert any(p == path and f"{s.start.row} {note.split(':')[0]}" == row_code for p, s, note in found.related)
 
 
 def test_pinned_memory_and_a_launch_file_of_another_script_explain_no_thread_problem(monkeypatch):
     monkeypatch.chdir(Path(__file__).resolve().parents[1])
     obs = load("l_double")  # DSL203 is on train.py; launch_deepspeed.sh starts ds_train.py, not train.py
     f = next(f for f in attach_explanations(findings(obs), _real_static(), obs) if f.code == "DSL903")
-    assert "Explained by" not in f.message
+    assert "explained by" not in f.message
 
 
 def test_no_explanation_from_another_family_or_file():

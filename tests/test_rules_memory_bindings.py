@@ -32,7 +32,7 @@ def test_module_level_teacher_in_eval_mode_run_in_a_training_step(project):
     project.write({"kd.py": KD_SCRIPT})
     findings = project.check(select=["DSL402"]).findings
     assert [(f.path, f.span.start.row) for f in findings] == [("kd.py", 13)]
-    assert findings[0].message.startswith("teacher is only in eval mode (line 6), yet train_step() runs it")
+    assert findings[0].message.startswith("teacher is only in eval mode (line 6), yet train_step() records its graph")
 
 
 def test_teacher_rebound_by_to_and_eval_chains_is_the_same_model(project):

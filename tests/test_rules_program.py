@@ -182,7 +182,7 @@ if __name__ == "__main__":
     main(None, [])
 """})
     findings = [f for f in project.check().findings if f.code == "DSL104"]
-    assert len(findings) == 1 and "FullyShardedDataParallel on line 8" in findings[0].message
+    assert len(findings) == 1 and "FSDP on line 8 (no device_id)" in findings[0].message
 
 
 def test_fixed_device_by_keyword_and_factory_forms_is_flagged(project):
@@ -223,7 +223,7 @@ if __name__ == "__main__":
     main(None, None, 0)
 """})
     findings = [f for f in project.check().findings if f.code == "DSL104"]
-    assert len(findings) == 1 and "line 9 pins memory" in findings[0].message
+    assert len(findings) == 1 and "the pinned DataLoader on line 9" in findings[0].message
 
 
 CONFIG = '''from dataclasses import dataclass

@@ -19,7 +19,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_
                   help="Lint distributed PyTorch training setups: scripts, DeepSpeed configs and launch commands together.",
                   context_settings={"help_option_names": ["-h", "--help"]})
 
-FORMAT_HELP = "full (code frames), concise (one line each), json (ruff-compatible), sarif (2.1.0), github (annotations)"
+FORMAT_HELP = ("full (code frames), concise (one line each), grouped (by file), pylint, json (ruff-compatible), "
+               "json-lines, sarif (2.1.0), github (annotations), gitlab (code quality), junit (XML); "
+               "default: $DSLINT_OUTPUT_FORMAT, else full")
+COLOR_HELP = "auto (a terminal; FORCE_COLOR forces, NO_COLOR stops), always or never."
 
 
 def _codes(values: Optional[List[str]]) -> Optional[list[str]]:
@@ -28,13 +31,50 @@ def _codes(values: Optional[List[str]]) -> Optional[list[str]]:
     return [c.strip() for v in values for c in v.split(",") if c.strip()]
 
 
-def _settings(paths: list[str], select, ignore, extend_select, facts: dict):
-    from .settings import load_settings
+def _resolver(select, ignore, extend_select, facts: dict, config: Optional[str], isolated: bool):
+    """Each file's settings: its nearest [tool.dslint] (or --config, or none with --isolated),
+    then the flags. The flags are validated here, before any file is read."""
+    from .settings import SettingsResolver, load_settings
 
-    start = Path(paths[0]) if len(paths) == 1 and Path(paths[0]).exists() else Path.cwd()
+    if config is not None and not Path(config).is_file():
+        raise UsageError(f"--config {config}: no such file")
     overrides = {"select": _codes(select), "ignore": _codes(ignore), "extend-select": _codes(extend_select), **facts}
-    settings, pyproject = load_settings(start, overrides)
-    return settings, pyproject
+    load_settings(Path.cwd(), overrides, isolated=True)
+    return SettingsResolver(overrides, config=Path(config).resolve() if config else None, isolated=isolated)
+
+
+def _per_file_ignores(values: Optional[List[str]]) -> Optional[dict]:
+    if not values:
+        return None
+    table: dict = {}
+    for value in values:
+        pattern, colon, codes = value.rpartition(":")
+        if not colon or not pattern.strip() or not codes.strip():
+            raise UsageError(f"--per-file-ignores {value!r}: write PATTERN:CODES, e.g. 'scripts/*.py:DSL101,DSL102'")
+        table.setdefault(pattern.strip(), []).extend(_codes([codes]))
+    return table
+
+
+def _plan(paths: list[str], resolver):
+    from .targets import plan
+
+    work = plan(paths, resolver)
+    for line in work.warnings:
+        typer.echo(f"dslint: warning: {line}", err=True)
+    return work
+
+
+def _check_plan(work, **options):
+    """engine.check once per group of files that share settings; one result."""
+    from . import engine
+    from .targets import merge_checks
+
+    if not work.groups:
+        return engine.CheckResult(findings=[], errors=list(work.errors), files=0, skipped=list(work.skipped))
+    result = merge_checks([engine.check(paths, settings, **options) for settings, paths in work.groups])
+    result.errors[:0] = work.errors
+    result.skipped[:0] = work.skipped
+    return result
 
 
 def _progress_factory(enabled: bool):
@@ -58,10 +98,6 @@ def _progress_factory(enabled: bool):
     return factory
 
 
-def _color(fmt: str) -> bool:
-    return fmt in ("full", "concise") and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-
-
 def _unified_diff(changed: dict, root: Path) -> str:
     chunks = []
     for abspath, (old, new) in sorted(changed.items()):
@@ -69,20 +105,28 @@ def _unified_diff(changed: dict, root: Path) -> str:
             name = os.path.relpath(abspath, root)
         except ValueError:
             name = abspath
-        chunks.append("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{name}", f"b/{name}")))
+        lines = difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{name}", f"b/{name}")
+        # a last line without its newline needs the marker, or `git apply` and `patch` reject the hunk
+        chunks.append("".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines))
     return "".join(chunks)
 
 
 @app.command()
 def check(
-    paths: List[str] = typer.Argument(None, help="Files or folders to check (default: .)"),
-    output_format: str = typer.Option("full", "--output-format", "-o", help=FORMAT_HELP),
+    ctx: typer.Context,
+    paths: List[str] = typer.Argument(None, help="Files or folders to check (default: .); - reads stdin."),
+    output_format: Optional[str] = typer.Option(None, "--output-format", "-o", help=FORMAT_HELP),
+    output_file: Optional[str] = typer.Option(None, "--output-file", help="Write the report to this file (default: $DSLINT_OUTPUT_FILE); the summary stays on stderr."),
+    color: str = typer.Option("auto", "--color", help=COLOR_HELP),
+    statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule instead of listing them."),
+    show_fixes: bool = typer.Option(False, "--show-fixes", help="List the available fixes as diffs (with --fix: what was fixed)."),
     fix: bool = typer.Option(False, "--fix", help="Apply safe fixes (like `dslint fix`)."),
-    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="With --fix: also apply unsafe fixes."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="With --fix: also apply unsafe fixes; without: show them as available."),
     diff: bool = typer.Option(False, "--diff", help="With --fix: print the fixes as a unified diff, write nothing."),
     select: Optional[List[str]] = typer.Option(None, "--select", help="Only these codes or prefixes (DSL1, DSL101)."),
     ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Skip these codes or prefixes."),
     extend_select: Optional[List[str]] = typer.Option(None, "--extend-select", help="Add codes to the selection."),
+    per_file_ignores: Optional[List[str]] = typer.Option(None, "--per-file-ignores", help="PATTERN:CODES, repeatable; replaces the file's per-file-ignores."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Do not read or write .dslint_cache."),
     show_setup: bool = typer.Option(False, "--show-setup", help="Print the training setup dslint inferred."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when there are findings."),
@@ -93,27 +137,39 @@ def check(
     deepspeed_version: Optional[str] = typer.Option(None, "--deepspeed-version", help="DeepSpeed version to check configs against."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Worker processes (default: all cores)."),
     no_progress: bool = typer.Option(False, "--no-progress", help="No progress line on long runs."),
+    exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when files were changed (pre-commit)."),
+    config: Optional[str] = typer.Option(None, "--config", help="Use this pyproject.toml or dslint.toml instead of the nearest one."),
+    isolated: bool = typer.Option(False, "--isolated", help="Ignore every settings file."),
+    stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="With -: the name of the piped file (its kind and settings)."),
 ) -> None:
     """Check training scripts, DeepSpeed configs and launch scripts."""
     paths = paths or ["."]
-    if output_format not in ("full", "concise", "json", "sarif", "github"):
-        raise UsageError(f"unknown output format {output_format!r} (choose from full, concise, json, sarif, github)")
+    fix = fix or ctx.info_name == "fix"  # `dslint fix` is `dslint check --fix`, with the same options
+    report = _report_options(output_format, output_file, color, unsafe_fixes, statistics, show_fixes, quiet)
+    output_format = report.fmt
     facts = {"nproc-per-node": nproc_per_node, "nodes": nodes, "cpu-cores": cpu_cores, "deepspeed-version": deepspeed_version}
-    settings, _ = _settings(paths, select, ignore, extend_select, facts)
-    if fix or diff:
-        raise typer.Exit(_run_fix(paths, settings, unsafe_fixes, diff, output_format, quiet, exit_zero))
-    from . import engine
-    from .report import render
+    facts["per-file-ignores"] = _per_file_ignores(per_file_ignores)
+    resolver = _resolver(select, ignore, extend_select, facts, config, isolated)
+    if paths == ["-"]:
+        from .stdin import run_stdin
 
-    result = engine.check(paths, settings, use_cache=not no_cache, jobs=jobs,
-                          progress_factory=_progress_factory(not no_progress and output_format in ("full", "concise")))
-    for error in result.errors:
-        typer.echo(f"dslint: error: {error}", err=True)
+        raise typer.Exit(run_stdin(resolver, stdin_filename, fix=fix or diff, unsafe=unsafe_fixes, diff=diff,
+                                   report=report, exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))
+    work = _plan(paths, resolver)
+    if fix or diff:
+        raise typer.Exit(_run_fix(work, None, unsafe_fixes, diff, output_format, quiet, exit_zero, exit_non_zero_on_fix,
+                                  report=report))
+    from .report.output import emit
+
+    result = _check_plan(work, use_cache=not no_cache, jobs=jobs,
+                         progress_factory=_progress_factory(not no_progress and report.text))
+    for line in result.skipped + [f"error: {e}" for e in result.errors]:
+        typer.echo(f"dslint: {line}", err=True)
     if show_setup:
-        _print_setup(result.project, settings)
-    render(result.findings, output_format, sys.stdout, result.texts, color=_color(output_format))
-    if output_format in ("full", "concise") and not quiet:
-        _summary(result)
+        _print_setup(result.project, resolver.for_folder(Path.cwd()))
+    # a path that could not be checked is not "All checks passed"
+    emit(result.findings, result.texts, report, files=result.files,
+         summary=[] if result.errors and not result.findings else None)
     raise typer.Exit(_exit_code(result, exit_zero))
 
 
@@ -126,20 +182,11 @@ def _print_setup(project, settings) -> None:
     typer.echo(describe_setups(project, settings))
 
 
-def _summary(result) -> None:
-    sys.stdout.flush()
-    n = len(result.findings)
-    fixable = sum(1 for f in result.findings if f.fix is not None and f.fix.applicability.value == "safe")
-    unsafe = sum(1 for f in result.findings if f.fix is not None and f.fix.applicability.value == "unsafe")
-    if n == 0:
-        typer.echo(f"All checks passed ({result.files} file{'s' if result.files != 1 else ''} checked).", err=True)
-        return
-    line = f"Found {n} problem{'s' if n != 1 else ''} in {result.files} checked file{'s' if result.files != 1 else ''}."
-    if fixable:
-        line += f"\n[*] {fixable} fixable with `dslint fix`."
-    if unsafe:
-        line += f"\n{unsafe} more fixable with `dslint fix --unsafe-fixes`."
-    typer.echo(line, err=True)
+def _report_options(output_format, output_file, color, unsafe_fixes, statistics, show_fixes, quiet):
+    from .report.output import report_options
+
+    return report_options(output_format, output_file, color, unsafe_fixes=unsafe_fixes, statistics=statistics,
+                          show_fixes=show_fixes, quiet=quiet)
 
 
 def _exit_code(result, exit_zero: bool) -> int:
@@ -150,49 +197,56 @@ def _exit_code(result, exit_zero: bool) -> int:
     return 0
 
 
-def _run_fix(paths, settings, unsafe: bool, diff: bool, output_format: str, quiet: bool, exit_zero: bool,
-             exit_non_zero_on_fix: bool = False) -> int:
-    from . import engine
-    from .report import render
+def _run_fix(work, settings, unsafe: bool, diff: bool, output_format: str, quiet: bool, exit_zero: bool,
+             exit_non_zero_on_fix: bool = False, report=None) -> int:
+    """Fix the files of `work` (a targets.Plan: groups of paths with their settings)."""
+    from .report.output import destination, emit
+    from .report.summary import fixed_lines, summary_lines
 
-    outcome = engine.fix(paths, settings, unsafe=unsafe, write=not diff)
-    for line in outcome.dropped:
+    report = report or _report_options(output_format, None, "auto", unsafe, False, False, quiet)
+    before = _check_plan(work, use_cache=False).findings if report.show_fixes else []
+    outcome = _fix_plan(work, unsafe=unsafe, write=not diff)
+    for line in outcome.dropped + outcome.skipped:
         typer.echo(f"dslint: {line}", err=True)
     for error in outcome.remaining.errors:
         typer.echo(f"dslint: error: {error}", err=True)
     if diff:
-        sys.stdout.write(_unified_diff(outcome.changed, Path.cwd()))
+        with destination(report.output_file, sys.stdout) as out:
+            out.write(_unified_diff(outcome.changed, Path.cwd()))
         if not quiet:
             typer.echo(f"Would fix {outcome.applied} problem{'s' if outcome.applied != 1 else ''} "
                        f"in {len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}.", err=True)
         return 1 if outcome.changed and not exit_zero else (2 if outcome.remaining.errors else 0)
-    render(outcome.remaining.findings, output_format, sys.stdout, outcome.remaining.texts, color=_color(output_format))
-    if not quiet and output_format in ("full", "concise"):
-        remaining = len(outcome.remaining.findings)
-        typer.echo(f"Fixed {outcome.applied} problem{'s' if outcome.applied != 1 else ''} in "
-                   f"{len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; {remaining} remaining.", err=True)
+    remaining = len(outcome.remaining.findings)
+    summary = [f"Fixed {outcome.applied} problem{'s' if outcome.applied != 1 else ''} in "
+               f"{len(outcome.changed)} file{'s' if len(outcome.changed) != 1 else ''}; {remaining} remaining."]
+    summary += summary_lines(outcome.remaining.findings, outcome.remaining.files, unsafe)[1:]  # what fix could still do
+    if report.show_fixes:
+        summary += fixed_lines(before, outcome.remaining.findings)
+    emit(outcome.remaining.findings, outcome.remaining.texts, report, summary=summary, available_fixes=False)
     code = _exit_code(outcome.remaining, exit_zero)
     if code == 0 and exit_non_zero_on_fix and outcome.changed:
         code = 1  # pre-commit's convention: a hook that changed files fails
     return code
 
 
-@app.command("fix")
-def fix_command(
-    paths: List[str] = typer.Argument(None, help="Files or folders to fix (default: .)"),
-    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="Also apply fixes that change behaviour."),
-    diff: bool = typer.Option(False, "--diff", help="Print a unified diff, write nothing."),
-    output_format: str = typer.Option("full", "--output-format", "-o", help=FORMAT_HELP),
-    select: Optional[List[str]] = typer.Option(None, "--select"),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore"),
-    extend_select: Optional[List[str]] = typer.Option(None, "--extend-select"),
-    exit_non_zero_on_fix: bool = typer.Option(False, "--exit-non-zero-on-fix", help="Exit 1 when files were changed (pre-commit)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
-) -> None:
-    """Apply fixes (safe ones; --unsafe-fixes for the rest), then report what remains."""
-    paths = paths or ["."]
-    settings, _ = _settings(paths, select, ignore, extend_select, {})
-    raise typer.Exit(_run_fix(paths, settings, unsafe_fixes, diff, output_format, quiet, False, exit_non_zero_on_fix))
+def _fix_plan(work, **options):
+    """engine.fix once per group of files that share settings; one outcome."""
+    from . import engine
+    from .targets import merge_fixes
+
+    if not work.groups:
+        return engine.FixOutcome(changed={}, applied=0, dropped=[],
+                                 remaining=engine.CheckResult(findings=[], errors=list(work.errors), files=0))
+    outcome = merge_fixes([engine.fix(paths, settings, **options) for settings, paths in work.groups])
+    outcome.remaining.errors[:0] = work.errors
+    outcome.skipped[:0] = work.skipped
+    return outcome
+
+
+# `dslint fix` takes exactly `check`'s options (the callback reads which name ran it).
+app.command("fix", help="Apply fixes (safe ones; --unsafe-fixes for the rest), then report what remains. "
+                        "Same options as `check`.")(check)
 
 
 @app.command("rules")
@@ -215,14 +269,21 @@ def rules_command(output_format: str = typer.Option("full", "--output-format", "
 
 
 @app.command("explain")
-def explain_command(code: str = typer.Argument(..., help="A rule code, e.g. DSL101")) -> None:
-    """Print a rule's documentation."""
+def explain_command(code: str = typer.Argument(..., help="A rule code or name, e.g. DSL101 or device-not-set")) -> None:
+    """Print a rule's documentation (by code or by name)."""
     from .docs import rule_doc
     from .rules.registry import all_rules
 
     rules = all_rules()
+    by_name = {rule.name: rule.code for rule in rules.values()}
+    if code.lower() in by_name:
+        code = by_name[code.lower()]
     code = code.upper()
     if code not in rules:
+        if not code.startswith("DSL"):
+            close = difflib.get_close_matches(code.lower(), list(by_name), n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise UsageError(f"unknown rule {code.lower()}{hint}; `dslint rules` lists them")
         close = difflib.get_close_matches(code, list(rules), n=3)
         # ties in similarity: prefer the code that differs in the fewest positions (a typo'd digit)
         close.sort(key=lambda c: -sum(a == b for a, b in zip(code, c)))
@@ -235,10 +296,25 @@ def explain_command(code: str = typer.Argument(..., help="A rule code, e.g. DSL1
     typer.echo(doc.rstrip("\n"))
 
 
+app.command("rule", help="Print a rule's documentation (by code or by name), as `ruff rule`.")(explain_command)
+
+
 @app.command("version")
 def version_command() -> None:
     """Print dslint's version."""
     typer.echo(f"dslint {__version__}")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"dslint {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", "-V", is_eager=True, callback=_print_version,
+                                       help="Print dslint's version and exit.")) -> None:
+    pass
 
 
 def _mount_optional_commands() -> None:
@@ -259,7 +335,9 @@ def _mount_optional_commands() -> None:
         if isinstance(sub, typer.Typer):
             app.add_typer(sub, name=name)
         else:
-            app.command(name, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(sub)
+            # the probe parses its own options (argparse): `--help` and `-o` must reach it
+            app.command(name, add_help_option=name != "probe",
+                        context_settings={"allow_extra_args": True, "ignore_unknown_options": True})(sub)
 
 
 def main(argv: Optional[list[str]] = None) -> None:

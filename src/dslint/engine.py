@@ -13,7 +13,6 @@ import hashlib
 import os
 import pickle
 import re
-import tempfile
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -21,17 +20,17 @@ from typing import Callable, Iterable, Optional
 
 from . import __version__
 from .facts.setup import Project, input_digest
-from .fixes import apply_edits, build_edits, parses
+from .fixes import apply_edits, build_edits_or_reason, parses
 from .model import Applicability, Finding, Severity, Span
 from .rules.registry import RULES, Report, Rule, all_rules
 from .settings import Settings
 from .sources.discover import SourceFile, discover
+from .suppression import filter_findings, parse_noqa
+from .sources.files import NotRegularFile, TooLarge, read_regular, read_snapshot
+from .writes import Skipped, remove_stale_temps, replace_if_unchanged, temp_path_for
 from .textpos import LineIndex
 
 FRAMEWORK_WORDS = re.compile(rb"torch|deepspeed|lightning|accelerate|transformers")
-# A `# noqa:` list may mix other linters' codes with ours (`# noqa: E501, DSL101`), as ruff and flake8 allow.
-NOQA_LINE = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Z]+\d+(?:\s*,\s*[A-Z]+\d+)*)", re.IGNORECASE)
-NOQA_FILE = re.compile(r"^\s*#\s*dslint\s*:\s*noqa\s*$", re.IGNORECASE | re.MULTILINE)
 PARALLEL_THRESHOLD = 24  # below this many files a pool costs more than it saves
 MAX_FIX_PASSES = 8
 
@@ -46,7 +45,7 @@ class FileResult:
     summary: object = None  # ScriptSummary | JsonDoc | LaunchFile
     text: Optional[str] = None  # kept for launch and config files (setup rules report in them)
     noqa: dict = field(default_factory=dict)  # row -> set of codes
-    file_noqa: bool = False
+    file_noqa: object = False  # True: every code; a frozenset: those codes
     cache_key: Optional[str] = None  # content-based key, set when the result went through the cache
 
 
@@ -58,6 +57,7 @@ class CheckResult:
     internal_error: bool = False
     texts: dict = field(default_factory=dict)  # display path -> text, for the code frames
     project: Optional[Project] = None  # every file's facts, linked (for --show-setup)
+    skipped: list[str] = field(default_factory=list)  # "skipped PATH: why": FIFOs, unreadable folders
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -74,18 +74,26 @@ def _engine_finding(code: str, path: str, message: str, span: Optional[Span] = N
                    severity=rule.severity, name=rule.name)
 
 
-def read_text(source: SourceFile, settings: Settings, overlay: Optional[dict]) -> tuple[Optional[str], Optional[str], bytes]:
-    """(text, error) for a file: a clear reason instead of an exception for unreadable input."""
+def read_text(source: SourceFile, settings: Settings, overlay: Optional[dict],
+              data: Optional[bytes] = None) -> tuple[Optional[str], Optional[str], bytes]:
+    """(text, error, bytes) for a file: a clear reason instead of an exception for unreadable input.
+
+    `data`: the file's bytes when the caller already read them (the cache key is their hash).
+    """
     if overlay is not None and source.abspath in overlay:
         text = overlay[source.abspath]
         return text, None, text.encode("utf-8", "surrogatepass")
+    limit = settings.max_file_size_mb * 1024 * 1024
     try:
-        size = os.path.getsize(source.abspath)
-        if size > settings.max_file_size_mb * 1024 * 1024:
-            return None, (f"file is too large to check ({size / 1024 / 1024:.1f} MB; the limit is "
-                          f"{settings.max_file_size_mb:g} MB, set max-file-size-mb in [tool.dslint])"), b""
-        with open(source.abspath, "rb") as handle:
-            data = handle.read()
+        if data is None:
+            data = read_regular(source.abspath, limit)
+        elif len(data) > limit:
+            raise TooLarge(source.abspath, len(data))
+    except TooLarge as error:
+        return None, (f"file is too large to check ({error.size / 1024 / 1024:.1f} MB; the limit is "
+                      f"{settings.max_file_size_mb:g} MB, set max-file-size-mb in [tool.dslint])"), b""
+    except NotRegularFile:
+        return None, "not a regular file", b""
     except OSError as error:
         return None, f"cannot read file: {error.strerror or error}", b""
     if b"\0" in data[:8192]:
@@ -138,30 +146,40 @@ def to_finding(rule: Rule, report: Report, path: str, lines: Optional[LineIndex]
     span = target if isinstance(target, Span) else lines.span_of_node(target)
     code = report.code or rule.code
     registered = RULES.get(code, rule)
-    return Finding(code=code, message=report.message, path=report.path or path, span=span,
-                   severity=registered.severity, name=registered.name, fix=report.fix, related=list(report.related),
+    where = report.path or path
+    fix = None if where.lower().endswith(".md") else report.fix  # Markdown is never rewritten (a README block)
+    return Finding(code=code, message=report.message, path=where, span=span,
+                   severity=registered.severity, name=registered.name, fix=fix, related=list(report.related),
                    needs=report.needs)
 
 
-def _noqa(text: str) -> tuple[dict, bool]:
-    if "noqa" not in text:
-        return {}, False
-    file_noqa = bool(NOQA_FILE.search(text))
-    rows: dict[int, set] = {}
-    for row, line in enumerate(text.split("\n"), start=1):
-        if "noqa" in line:
-            match = NOQA_LINE.search(line)
-            if match:
-                codes = {c.strip().upper() for c in match.group("codes").split(",")}
-                codes = {c for c in codes if c.startswith("DSL")}
-                if codes:
-                    rows[row] = codes
-    return rows, file_noqa
+def _noqa(text: str) -> tuple[dict, object]:
+    """(row -> DSL codes of its `# noqa:`, file level: False, True or a frozenset of codes)."""
+    return parse_noqa(text)
 
 
-def check_file(source: SourceFile, settings: Settings, overlay: Optional[dict] = None) -> FileResult:
-    """Parse one file and run its per-file rules."""
-    text, error, data = read_text(source, settings, overlay)
+def check_file(source: SourceFile, settings: Settings, overlay: Optional[dict] = None,
+               data: Optional[bytes] = None) -> FileResult:
+    """Parse one file and run its per-file rules (on `data` when the caller already read it).
+
+    Any exception becomes one DSL003 finding for this file: the other files' results stay.
+    """
+    try:
+        return _check_one_file(source, settings, overlay, data)
+    except Exception as error:  # RecursionError and MemoryError included
+        return FileResult(source, source.kind, [_engine_finding(INTERNAL_ERROR, source.path, _internal_error_line(error))])
+
+
+def _internal_error_line(error: BaseException) -> str:
+    """One line naming the exception and where dslint raised it (never a traceback)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" [{Path(frames[-1].filename).name}:{frames[-1].lineno}]" if frames else ""
+    detail = " ".join(str(error).split())[:200]
+    return f"internal error while checking this file: {type(error).__name__}: {detail}{where}; please report it"
+
+
+def _check_one_file(source: SourceFile, settings: Settings, overlay: Optional[dict], data: Optional[bytes]) -> FileResult:
+    text, error, data = read_text(source, settings, overlay, data)
     if error is not None:
         if source.kind == "dsconfig" and not _json_worth_reporting(source.path, data):
             return FileResult(source, "skipped")
@@ -173,12 +191,12 @@ def check_file(source: SourceFile, settings: Settings, overlay: Optional[dict] =
     return _check_launch(source, text, settings)
 
 
-def _check_python(source: SourceFile, text: str, settings: Settings) -> FileResult:
+def _check_python(source: SourceFile, text: str, settings: Settings, prefilter: bool = True) -> FileResult:
     from .facts.script import build_script_facts
     from .facts.summary import summarize
     from .rules.context import PythonContext
 
-    if not FRAMEWORK_WORDS.search(text.encode("utf-8", "surrogatepass")):
+    if prefilter and not FRAMEWORK_WORDS.search(text.encode("utf-8", "surrogatepass")):
         return FileResult(source, PLAIN)  # summarised later if a checked module imports it
     noqa, file_noqa = _noqa(text)
     result = FileResult(source, "python", noqa=noqa, file_noqa=file_noqa)
@@ -224,6 +242,8 @@ def _plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict
         summary = summarize_plain_module(build_script_facts(source.path, text, tree))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return FileResult(source, "skipped")  # not ours to report: no rule reads this file
+    except Exception as error:  # a crash in the facts layer: said once, the other files go on
+        return FileResult(source, "skipped", [_engine_finding(INTERNAL_ERROR, source.path, _internal_error_line(error))])
     return FileResult(source, "module", summary=summary)
 
 
@@ -259,11 +279,46 @@ def summarise_imported_plain_modules(results: list[FileResult], settings: Settin
             r = results[i]
             results[i] = _plain_module(r.source, settings, overlay)
             results[i].cache_key = r.cache_key
-            if cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay):
+            # (cached only if the file still hashes to the key: it was read again after the key)
+            if (cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay)
+                    and cache.key(r.source) == r.cache_key):
                 cache.put(r.cache_key, results[i])
             if results[i].summary is not None and results[i].summary.module is not None:
                 modules[path] = results[i].summary.module
                 todo.append(path)
+
+
+def read_launched_plain_scripts(project: Project, results: list[FileResult], settings: Settings,
+                                overlay: Optional[dict] = None) -> None:
+    """A script that a launch line starts is part of its setup even when the prefilter skipped it (no
+    framework words, e.g. a `tasks/main.py` that reaches torch only through project modules): check it
+    as a script and put it in `project`, in place of its plain result (not cached: the upgrade depends
+    on the launch files, not on the script's content)."""
+    from .facts.link import launched_files
+
+    if not project.launches:
+        return
+    wanted = launched_files(project)
+    names = {path.name for path in wanted}
+    changed = False
+    for i, result in enumerate(results):
+        if result.kind not in (PLAIN, "module") or os.path.basename(result.source.path) not in names \
+                or Path(os.path.realpath(result.source.abspath)) not in wanted:
+            continue
+        text, _, _ = read_text(result.source, settings, overlay)
+        if text is None or len(text) > PLAIN_MODULE_MAX_CHARS:
+            continue
+        full = _check_python(result.source, text, settings, prefilter=False)
+        if full.summary is None:
+            continue
+        full.cache_key = result.cache_key
+        results[i] = full
+        project.scripts[result.source.path] = full.summary
+        if full.summary.module is not None:
+            project.modules[result.source.path] = full.summary.module
+        changed = True
+    if changed:
+        project.__dict__.pop("_script_links", None)  # (they were resolved against the smaller table)
 
 
 def _drop_caches(facts) -> None:
@@ -334,20 +389,27 @@ class ResultCache:
         if folder is None:
             return
         self.path = folder / f"results-{__version__}-{_code_fingerprint()}-{settings.fingerprint()}.pickle"
+        self._limit = settings.max_file_size_mb * 1024 * 1024
         try:
             with open(self.path, "rb") as handle, gc_paused():
                 self.entries = pickle.load(handle)
         except Exception:  # a missing or corrupt cache is just a cold run
             self.entries = {}
+        if not _valid_entries(self.entries):  # it unpickled, but into something else: corrupt too
+            self.entries = {}
         self._by_file = {k.split("\0", 1)[0]: k for k in self.entries}
 
     def key(self, source: SourceFile) -> Optional[str]:
+        return self.key_and_data(source)[0]
+
+    def key_and_data(self, source: SourceFile) -> tuple[Optional[str], Optional[bytes]]:
+        """The key and the bytes it hashes: a miss lints exactly these bytes, so a file edited
+        meanwhile cannot store one content's results under another's key."""
         try:
-            with open(source.abspath, "rb") as handle:
-                digest = hashlib.blake2b(handle.read(), digest_size=16).hexdigest()
-            return f"{source.abspath}\0{source.path}\0{digest}"
+            data = read_regular(source.abspath, self._limit)
         except OSError:
-            return None
+            return None, None
+        return f"{source.abspath}\0{source.path}\0{hashlib.blake2b(data, digest_size=16).hexdigest()}", data
 
     def get(self, key):
         return self.entries.get(key) if key else None
@@ -368,12 +430,39 @@ class ResultCache:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             (self.path.parent / ".gitignore").write_text("*\n")
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent)
-            with os.fdopen(fd, "wb") as handle:
-                pickle.dump(self.entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
+            remove_stale_temps(str(self.path.parent), legacy=_LEGACY_CACHE_TEMP)
+            tmp = temp_path_for(str(self.path))
+            try:
+                with open(tmp, "xb") as handle:
+                    pickle.dump(self.entries, handle, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
         except (OSError, pickle.PicklingError):
             pass  # caching is an optimisation; never fail a check because of it
+
+
+_LEGACY_CACHE_TEMP = re.compile(r"^tmp[a-z0-9_]{8}$")  # tempfile's names, used by earlier versions
+
+
+def _valid_entries(entries) -> bool:
+    """Is this what `save` writes: {key: FileResult} plus the setup phase's (findings, inputs)?"""
+    if not isinstance(entries, dict):
+        return False
+    for key, value in entries.items():
+        if not isinstance(key, str):
+            return False
+        if key.startswith("\0setup\0"):
+            if not (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], list)
+                    and isinstance(value[1], dict) and all(isinstance(f, Finding) for f in value[0])):
+                return False
+        elif not (isinstance(value, FileResult) and isinstance(value.source, SourceFile) and isinstance(value.kind, str)
+                  and isinstance(value.findings, list) and all(isinstance(f, Finding) for f in value.findings)
+                  and isinstance(value.noqa, dict)):
+            return False
+    return True
 
 
 def _code_fingerprint() -> str:
@@ -408,11 +497,13 @@ GC_EVERY_FILES = 32  # an explicit young-generation collection this often, so me
 
 
 def _check_serially(sources: list[SourceFile], settings: Settings, overlay: Optional[dict] = None,
-                    progress: Optional[Callable[[int], None]] = None) -> list[FileResult]:
+                    progress: Optional[Callable[[int], None]] = None, data: Optional[dict] = None) -> list[FileResult]:
+    """`data`: abspath -> the bytes already read (and hashed for the cache key)."""
     results = []
+    data = data if data is not None else _PREREAD
     with gc_paused():
         for count, source in enumerate(sources, start=1):
-            results.append(check_file(source, settings, overlay))
+            results.append(check_file(source, settings, overlay, data.pop(source.abspath, None)))
             if progress:
                 progress(1)
             if count % GC_EVERY_FILES == 0:
@@ -421,6 +512,8 @@ def _check_serially(sources: list[SourceFile], settings: Settings, overlay: Opti
 
 
 _WORKER_SETTINGS: Optional[Settings] = None
+# The bytes read for the cache keys, inherited by the forked workers (not pickled to them).
+_PREREAD: dict = {}
 
 
 def _worker_init(settings: Settings) -> None:
@@ -440,14 +533,17 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
     results: list[Optional[FileResult]] = [None] * len(sources)
     todo: list[int] = []
     keys: dict[int, Optional[str]] = {}
+    preread: dict[str, bytes] = {}  # a miss is linted on the very bytes its key hashes
     for index, source in enumerate(sources):
         if cache is not None and (overlay is None or source.abspath not in overlay):
-            keys[index] = cache.key(source)
+            keys[index], data = cache.key_and_data(source)
             hit = cache.get(keys[index])
             if hit is not None:
                 hit.cache_key = keys[index]
                 results[index] = hit
                 continue
+            if data is not None:
+                preread[source.abspath] = data
         todo.append(index)
     if progress and len(todo) < len(sources):
         progress(len(sources) - len(todo))
@@ -466,20 +562,24 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
         chunk = max(4, len(remote) // (jobs * 16))
         batches = [remote[i:i + chunk] for i in range(0, len(remote), chunk)]
         context = multiprocessing.get_context("fork")
-        # The parent unpickles every worker's results: without the pause each automatic GC pass
-        # re-traverses all results received so far (~3x the unpickling itself).
-        with context.Pool(jobs, initializer=_worker_init, initargs=(settings,)) as pool, gc_paused():
-            work = [(number, [sources[i] for i in batch]) for number, batch in enumerate(batches)]
-            received = pool.imap_unordered(_worker_chunk, work)
-            for index, result in zip(local, _check_serially([sources[i] for i in local], settings, None, progress)):
-                results[index] = result
-            for number, batch_results in received:
-                for index, result in zip(batches[number], batch_results):
+        _PREREAD.update(preread)  # the workers inherit it with the fork
+        try:
+            # The parent unpickles every worker's results: without the pause each automatic GC pass
+            # re-traverses all results received so far (~3x the unpickling itself).
+            with context.Pool(jobs, initializer=_worker_init, initargs=(settings,)) as pool, gc_paused():
+                work = [(number, [sources[i] for i in batch]) for number, batch in enumerate(batches)]
+                received = pool.imap_unordered(_worker_chunk, work)
+                for index, result in zip(local, _check_serially([sources[i] for i in local], settings, None, progress, preread)):
                     results[index] = result
-                if progress:
-                    progress(len(batches[number]))
+                for number, batch_results in received:
+                    for index, result in zip(batches[number], batch_results):
+                        results[index] = result
+                    if progress:
+                        progress(len(batches[number]))
+        finally:
+            _PREREAD.clear()
     else:
-        for index, result in zip(todo, _check_serially([sources[i] for i in todo], settings, overlay, progress)):
+        for index, result in zip(todo, _check_serially([sources[i] for i in todo], settings, overlay, progress, preread)):
             results[index] = result
     if cache is not None:
         for index in todo:
@@ -569,32 +669,6 @@ def _lines_for(project: Project, path: str) -> Optional[LineIndex]:
     return LineIndex(text) if text is not None else None
 
 
-def _suppressed(finding: Finding, by_path: dict[str, FileResult], settings: Settings) -> bool:
-    if not settings.is_enabled(finding.code) and finding.code not in (INTERNAL_ERROR,):
-        return True
-    for pattern, codes in settings.per_file_ignores.items():
-        if _path_matches(finding.path, pattern) and any(finding.code.startswith(c.upper()) or c.upper() == "ALL" for c in codes):
-            return True
-    result = by_path.get(finding.path)
-    if result is None or finding.code in (SYNTAX_ERROR, UNREADABLE, INTERNAL_ERROR):
-        return False
-    if result.file_noqa:
-        return True
-    for row in {finding.span.start.row, finding.span.end.row}:
-        if finding.code in result.noqa.get(row, ()):
-            return True
-    return False
-
-
-def _path_matches(path: str, pattern: str) -> bool:
-    import fnmatch
-
-    norm = path.replace(os.sep, "/")
-    if norm.startswith("./"):
-        norm = norm[2:]  # (lstrip("./") would also eat the dot of ".github/...")
-    return fnmatch.fnmatch(norm, pattern) or fnmatch.fnmatch(Path(path).name, pattern) or fnmatch.fnmatch(norm, f"*/{pattern}")
-
-
 def _setup_findings(root: Path, project: Project, results: list[FileResult], settings: Settings,
                     cache: Optional[ResultCache]) -> list[Finding]:
     """The setup rules' findings; from the cache when exactly the same files were checked."""
@@ -627,7 +701,8 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
     root = root or Path.cwd()
     # A path named explicitly that exists only in the overlay (an editor's unsaved new file) is checked too.
     unsaved = [p for p in paths if overlay and p in overlay and not os.path.exists(p)]
-    sources, errors = discover([p for p in paths if p not in unsaved], settings, root)
+    skipped: list[str] = []
+    sources, errors = discover([p for p in paths if p not in unsaved], settings, root, skipped=skipped)
     sources += [SourceFile(p, p, _kind_for(p)) for p in unsaved]
     owned = cache is None
     if owned:
@@ -635,18 +710,18 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
     progress = progress_factory(len(sources)) if progress_factory else None
     results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress)
     summarise_imported_plain_modules(results, settings, cache, overlay)
-    findings = [f for r in results for f in r.findings if f.needs is None]
     project = build_project(root, results)
+    read_launched_plain_scripts(project, results, settings, overlay)
+    findings = [f for r in results for f in r.findings if f.needs is None]
     findings += _setup_findings(root, project, results, settings, cache if overlay is None else None)
     if cache is not None and owned:
         cache.save()
-    by_path = {r.source.path: r for r in results}
-    kept = [f for f in findings if not _suppressed(f, by_path, settings)]
+    kept = filter_findings(findings, results, settings, overlay)  # select/ignore, per-file-ignores, noqa; DSL004
     kept.sort(key=Finding.sort_key)
     texts = {r.source.path: r.text for r in results if r.text is not None}
     internal = any(f.code == INTERNAL_ERROR for f in kept)
     return CheckResult(findings=kept, errors=errors, files=sum(1 for r in results if r.kind not in ("skipped", "module", PLAIN)),
-                       internal_error=internal, texts=texts, project=project)
+                       internal_error=internal, texts=texts, project=project, skipped=skipped)
 
 
 # -- fixing ----------------------------------------------------------------------------------
@@ -656,7 +731,8 @@ class FixOutcome:
     changed: dict  # abspath -> (old text, new text)
     applied: int
     dropped: list[str]  # one line per fix that would have broken its file
-    remaining: CheckResult
+    remaining: CheckResult  # its `errors` include the files that could not be written
+    skipped: list[str] = field(default_factory=list)  # "skipped PATH: why", one line per file left alone
 
 
 def _fixable(finding: Finding, unsafe: bool) -> bool:
@@ -665,10 +741,21 @@ def _fixable(finding: Finding, unsafe: bool) -> bool:
 
 def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Optional[Path] = None,
         write: bool = True, overlay: Optional[dict] = None) -> FixOutcome:
-    """Apply fixes, re-check, repeat to a fixed point (bounded). Writes only when `write`."""
+    """Apply fixes, re-check, repeat to a fixed point (bounded). Writes only when `write`.
+
+    Files are keyed by their real path: a symlink is fixed through its target only when the
+    target lies inside `paths` (and then once), and a file is written only if it still holds
+    the bytes that were read.
+    """
     root = root or Path.cwd()
     texts: dict[str, str] = dict(overlay or {})
     originals: dict[str, str] = {}
+    snapshots: dict = {}  # real path -> Snapshot of the bytes the fixes were built on
+    shown: dict[str, str] = {}  # real path -> the display path that fixes it
+    counts: dict[str, int] = {}
+    skipped: list[str] = []
+    skipped_links: set = set()
+    roots = _given_roots(paths)
     applied = 0
     dropped: list[str] = []
     refused: set = set()
@@ -679,25 +766,40 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
             if _fixable(finding, unsafe):
                 by_file.setdefault(finding.path, []).append(finding)
         progress = False
-        for path, findings in by_file.items():
-            abspath = str(Path(path).resolve()) if not os.path.isabs(path) else path
+        for path, findings in sorted(by_file.items(), key=lambda item: os.path.islink(item[0])):
+            abspath = os.path.realpath(path)
+            if shown.setdefault(abspath, path) != path:
+                continue  # the same file under another name (a symlink to it): fixed once
+            if not _inside(abspath, roots):
+                if path not in skipped_links:
+                    skipped_links.add(path)
+                    skipped.append(f"skipped {path}: symlink to outside the given paths ({abspath})")
+                continue
             kind = _kind_for(path)
             current = texts.get(abspath)
             if current is None:
                 source = SourceFile(path, abspath, kind)
-                current, error, _ = read_text(source, settings, None)
+                try:
+                    snapshot = read_snapshot(abspath, settings.max_file_size_mb * 1024 * 1024)
+                except OSError:
+                    continue  # (check reported it)
+                current, error, _ = read_text(source, settings, None, snapshot.data)
                 if current is None:
                     continue
                 if kind == "dsconfig" and not parses(kind, current):
                     continue  # hjson-style configs are reported, never rewritten
+                snapshots[abspath] = snapshot
             edits = []
             for finding in findings:
                 key = (abspath, finding.code, finding.span.start, finding.fix.message)
                 if key in refused:
                     continue
-                built = build_edits(finding.fix, current)
+                built, why = build_edits_or_reason(finding.fix, current)
                 if not built:
                     refused.add(key)
+                    if why:
+                        dropped.append(f"{path}:{finding.span.start.row}:{finding.span.start.column}: {finding.code} "
+                                       f"fix dropped: {why}")
                     continue
                 candidate, _ = apply_edits(current, built)
                 if not parses(kind, candidate):
@@ -713,16 +815,57 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
                 continue
             originals.setdefault(abspath, current)
             texts[abspath] = new_text
+            # a symlink fixed through its target: the next pass reads it under its own name too
+            texts[os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path))] = new_text
             applied += count
+            counts[abspath] = counts.get(abspath, 0) + count
             progress = True
         if not progress:
             break
     changed = {p: (originals[p], texts[p]) for p in originals if originals[p] != texts[p]}
+    errors: list[str] = []
     if write:
-        for abspath, (_, new_text) in changed.items():
-            write_atomic(abspath, new_text)
+        for folder in sorted({os.path.dirname(p) for p in changed}):
+            remove_stale_temps(folder)  # left by a run that was killed while writing
+        for abspath, (_, new_text) in list(changed.items()):
+            try:
+                _write_fixed(abspath, new_text, snapshots.get(abspath))
+                continue
+            except Skipped as why:
+                skipped.append(f"skipped {shown.get(abspath, abspath)}: {why}")
+            except OSError as error:
+                errors.append(f"cannot write {shown.get(abspath, abspath)}: {error.strerror or error}")
+            del changed[abspath]
+            applied -= counts.get(abspath, 0)
     remaining = check(paths, settings, root=root, use_cache=False, overlay=None if write else (texts or None))
-    return FixOutcome(changed=changed, applied=applied, dropped=dropped, remaining=remaining)
+    remaining.errors.extend(errors)
+    return FixOutcome(changed=changed, applied=applied, dropped=dropped, remaining=remaining,
+                      skipped=skipped + remaining.skipped)
+
+
+def _given_roots(paths: list[str]) -> list[str]:
+    """Where `fix` may write: each folder given (real path), each file given as named (its
+    folder's real path and its own name, so a symlink named on the command line is not its target)."""
+    roots = []
+    for path in paths:
+        if os.path.isdir(path):
+            roots.append(os.path.realpath(path))
+        else:
+            roots.append(os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(path))), os.path.basename(path)))
+    return roots
+
+
+def _inside(path: str, roots: list[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def _write_fixed(abspath: str, text: str, before) -> None:
+    """Write the fixed text over the file if it still holds the bytes `before` (a Snapshot)
+    read; keeps its BOM, mode and owner. Raises Skipped or OSError (see writes.py)."""
+    if before is None:  # the text came from the caller's overlay: compare with the file as it is now
+        before = read_snapshot(abspath)
+    bom = b"\xef\xbb\xbf" if before.data.startswith(b"\xef\xbb\xbf") else b""
+    replace_if_unchanged(abspath, bom + text.encode("utf-8", "surrogatepass"), before)
 
 
 def _kind_for(path: str) -> str:
@@ -732,23 +875,5 @@ def _kind_for(path: str) -> str:
 
 
 def write_atomic(abspath: str, text: str) -> None:
-    """Write via a temporary file and rename, keeping the file's mode and its BOM."""
-    with open(abspath, "rb") as handle:
-        had_bom = handle.read(3) == b"\xef\xbb\xbf"
-    data = (b"\xef\xbb\xbf" if had_bom else b"") + text.encode("utf-8", "surrogatepass")
-    mode = os.stat(abspath).st_mode & 0o7777
-    folder = os.path.dirname(abspath) or "."
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".dslint-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, abspath)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """Write via a temporary file and rename, keeping the file's mode, owner and BOM."""
+    _write_fixed(abspath, text, None)

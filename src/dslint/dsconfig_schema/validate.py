@@ -8,6 +8,7 @@ silently ignored by DeepSpeed, so not fatal, but still reported).
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -36,10 +37,30 @@ def _fmt(path: ConfigPath) -> str:
     return ".".join(str(p) for p in path)
 
 
+def _brief(text: object, limit: int = 40) -> str:
+    """A user-written part of a message (a key, a value) cut so the message stays one line."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _removed_message(version: str, key: str, why: str) -> str:
+    """DSL602's sentence: the replacement when there is one (`...; use 'x'`), else the reason."""
+    reason, _, instead = why.partition("; use ")
+    if instead:
+        return f"DeepSpeed {version} rejects '{key}' even if disabled; use {instead}"
+    return f"DeepSpeed {version} rejects '{key}' even if disabled ({reason}); delete it"
+
+
+# The start of an "auto nobody fills" message under plain deepspeed.initialize; DSL604 names the
+# linked reader instead when it knows one.
+NOBODY_FILLS = "nothing fills 'auto' here (only the HF Trainer and accelerate do)"
+
+
 class _Checker:
-    def __init__(self, version: str, filler: str | None):
+    def __init__(self, version: str, filler: str | None, suggest: bool = True):
         self.version = version
         self.filler = filler
+        self.suggest = suggest  # did-you-mean for unknown keys (only DSL601 shows it)
         self.fills = auto_tables.fills(filler) if filler else frozenset()
         self.schemas = schemas(version)
         self.sections = section_models(version)
@@ -54,34 +75,34 @@ class _Checker:
         """An unknown key: say where it belongs, or what it was probably meant to be."""
         key = str(path[-1])
         parent = path[:-1]
-        where = f"in '{_fmt(parent)}'" if parent else "at the top level"
+        where = f"in '{_brief(_fmt(parent), 32)}'" if parent else "at the top level"
         if key in toplevel.FOREIGN_KEYS:
             meant, hint = toplevel.FOREIGN_KEYS[key]
             kind = kinds.MISPLACED_KEY if meant and "." in meant else kinds.UNKNOWN_KEY
-            self.add(path, kind, f"'{key}' is not a DeepSpeed key {where}: {hint}. {consequence}",
-                     "key", meant, meant is not None, fatal)
+            self.add(path, kind, f"'{key}' is not a DeepSpeed key: {hint}", "key", meant, meant is not None, fatal)
             return
+        shown = _brief(key)
         homes = [p for p in locations(self.version).get(key, ()) if p != tuple(path)]
         if homes:
-            places = ", ".join(f"'{_fmt(home)}'" for home in homes[:3]) + (", ..." if len(homes) > 3 else "")
+            places = " or ".join(f"'{_brief(_fmt(home), 36)}'" for home in homes[:2]) + (" ..." if len(homes) > 2 else "")
             self.add(path, kinds.MISPLACED_KEY,
-                     f"'{key}' is not a key {where}; it belongs in {places}. {consequence}",
+                     f"'{shown}' is not a key {where}; it belongs in {places}. {consequence}",
                      "key", _fmt(homes[0]) if len(homes) <= 3 else None, len(homes) == 1, fatal)
             return
-        guess, clear = nearest(key, siblings)
+        guess, clear = nearest(key, siblings) if self.suggest else (None, False)
         if guess is None:
             # A close match to a key that is valid somewhere else (e.g. a typo'd offload block).
-            elsewhere = {p[-1]: p for k, ps in locations(self.version).items() for p in ps if len(ps) == 1}
-            far, _ = nearest(key, elsewhere)
+            elsewhere = _single_homes(self.version)
+            far, _ = nearest(key, elsewhere.keys()) if self.suggest else (None, False)
             if far is not None:
                 self.add(path, kinds.UNKNOWN_KEY,
-                         f"'{key}' is not a key {where}; did you mean '{_fmt(elsewhere[far])}'? {consequence}",
+                         f"'{shown}' is not a key {where}; did you mean '{_fmt(elsewhere[far])}'? {consequence}",
                          "key", _fmt(elsewhere[far]), False, fatal)
                 return
-            self.add(path, kinds.UNKNOWN_KEY, f"'{key}' is not a DeepSpeed key {where}. {consequence}",
+            self.add(path, kinds.UNKNOWN_KEY, f"'{shown}' is not a DeepSpeed key {where}. {consequence}",
                      "key", None, False, fatal)
             return
-        self.add(path, kinds.UNKNOWN_KEY, f"'{key}' is not a key {where}; did you mean '{guess}'? {consequence}",
+        self.add(path, kinds.UNKNOWN_KEY, f"'{shown}' is not a key {where}; did you mean '{guess}'? {consequence}",
                  "key", guess, clear, fatal)
 
     def auto(self, path: ConfigPath, consequence: str, fatal: bool = False) -> None:
@@ -92,12 +113,12 @@ class _Checker:
         if key in auto_tables.DEEPSPEED_OWN_AUTO:
             return
         if self.filler is None:
-            who = "'auto' is a placeholder only the HF Trainer / accelerate fill in, and plain deepspeed.initialize does not"
+            who = NOBODY_FILLS
         elif key in auto_tables.ACCELERATE_ONLY_FILLS:
-            who = "'auto' here is filled only by accelerate's DeepSpeed plugin, not by the HF Trainer"
+            who = "only accelerate fills this 'auto', not the HF Trainer"
         else:
-            who = "neither the HF Trainer nor accelerate fills 'auto' here"
-        self.add(path, kinds.AUTO_NOT_FILLED, f"{who}: {consequence}", "value", fatal=fatal)
+            who = "neither the HF Trainer nor accelerate fills this 'auto'"
+        self.add(path, kinds.AUTO_NOT_FILLED, f"{who}, so {consequence}; write a value", "value", fatal=fatal)
 
     # -- the walk ------------------------------------------------------------------------
 
@@ -113,9 +134,7 @@ class _Checker:
         for key, value in data.items():
             path = (key,)
             if key in removed:
-                self.add(path, kinds.REMOVED_KEY,
-                         f"DeepSpeed {self.version} raises DeepSpeedConfigError when '{key}' is present, "
-                         f"even disabled: {removed[key]}.", "key", fatal=True)
+                self.add(path, kinds.REMOVED_KEY, _removed_message(self.version, key, removed[key]), "key", fatal=True)
             elif key in toplevel.DEPRECATED_TOP_LEVEL:
                 self.check_deprecated_top_level(data, key, value)
             elif key == "zero_optimization":
@@ -127,7 +146,7 @@ class _Checker:
             elif key in loose:
                 self.check_loose(key, value, loose[key])
             elif not key.startswith(toplevel.COMMENT_KEY_PREFIXES):
-                self.unknown(path, known, False, "DeepSpeed does not check top-level keys and silently ignores it.")
+                self.unknown(path, known, False, "DeepSpeed silently ignores it.")
         self.check_cross_section(data)
         return self.problems
 
@@ -135,12 +154,12 @@ class _Checker:
         new = toplevel.DEPRECATED_TOP_LEVEL[key]
         if new in data:
             self.add((key,), kinds.DEPRECATED_KEY,
-                     f"'{key}' is the legacy spelling of '{new}', and since '{new}' is also given "
-                     f"DeepSpeed silently ignores '{key}' entirely.", "key", new, True)
+                     f"'{key}' is the legacy spelling of '{new}', silently ignored because '{new}' is also given; "
+                     f"remove '{key}'.", "key", new, True)
             return
         self.add((key,), kinds.DEPRECATED_KEY,
-                 f"'{key}' is the legacy spelling of '{new}'; DeepSpeed still reads it, but the HF Trainer "
-                 f"and accelerate only fill '{new}' (an 'auto' here stays unfilled).", "key", new, True)
+                 f"'{key}' is the legacy spelling of '{new}', which the HF Trainer and accelerate fill (an 'auto' "
+                 f"here stays unfilled); rename it.", "key", new, True)
         self.check_strict((key,), value, self.sections[new])
 
     def check_zero(self, value: Any) -> None:
@@ -155,8 +174,7 @@ class _Checker:
             present = [k for k in value if k in removed]
             for key in present:
                 self.add(path + (key,), kinds.REMOVED_KEY,
-                         f"DeepSpeed {self.version} raises DeepSpeedConfigError when "
-                         f"'zero_optimization.{key}' is present: {removed[key]}.", "key", fatal=True)
+                         _removed_message(self.version, f"zero_optimization.{key}", removed[key]), "key", fatal=True)
             value = {k: v for k, v in value.items() if k not in removed}
         self.check_strict(path, value, self.sections["zero_optimization"])
         if isinstance(value, dict):
@@ -166,8 +184,7 @@ class _Checker:
 
     def check_strict(self, path: ConfigPath, value: Any, model_name: str) -> None:
         if value == AUTO:
-            self.auto(path, "DeepSpeed cannot read the string 'auto' as a section and raises TypeError.",
-                      fatal=True)
+            self.auto(path, "DeepSpeed raises TypeError (it cannot read 'auto' as a section)", fatal=True)
             return
         if not isinstance(value, dict):
             self.add(path, kinds.BAD_TYPE,
@@ -189,11 +206,10 @@ class _Checker:
             field = schema.field_for(key)
             if item == AUTO and not isinstance(item, bool):
                 if field is None:
-                    self.unknown(path + (key,), schema.key_names(), False,
-                                 "Its value 'auto' makes DeepSpeed drop it silently.")
+                    self.unknown(path + (key,), schema.key_names(), False, "DeepSpeed silently drops it.")
                 else:
                     default = schema.fields[field].get("default")
-                    self.auto(path + (key,), f"DeepSpeed silently drops it and uses the default ({default!r}).")
+                    self.auto(path + (key,), f"DeepSpeed silently uses the default ({_brief(repr(default), 20)})")
                 continue
             if field is not None and field in schema.children and isinstance(item, dict):
                 item = self.drop_autos(path + (key,), item, self.schemas[schema.children[field]])
@@ -209,8 +225,8 @@ class _Checker:
         if kind == "extra_forbidden":
             self.extra_key(path, keys or loc, schema, data)
             return
-        shown = _fmt(full)
-        detail = item["msg"]
+        shown = _brief(_fmt(full), 48)
+        detail = _brief(item["msg"], 64)
         if kind in _TYPE_ERRORS:
             self.add(full, kinds.BAD_TYPE, f"'{shown}': {detail}; DeepSpeed raises a ValidationError.",
                      "value", fatal=True)
@@ -234,11 +250,10 @@ class _Checker:
         if field is not None and "alias" in owner.fields[field] and owner.fields[field]["alias"] in node:
             alias = owner.fields[field]["alias"]
             self.add(full, kinds.UNKNOWN_KEY,
-                     f"'{key}' and its alias '{alias}' are both given; DeepSpeed reads '{alias}' and raises a "
-                     f"ValidationError for '{key}' as an extra input.", "key", alias, True, True)
+                     f"'{key}' and its alias '{alias}' are both given, so DeepSpeed raises a ValidationError; keep "
+                     f"'{alias}'.", "key", alias, True, True)
             return
-        self.unknown(full, owner.key_names(), True,
-                     "DeepSpeed raises a ValidationError (extra inputs are not permitted).")
+        self.unknown(full, owner.key_names(), True, "DeepSpeed raises a ValidationError.")
 
     def check_deprecated_fields(self, path: ConfigPath, data: dict, schema: SectionSchema) -> None:
         for key in data:
@@ -351,42 +366,44 @@ class _Checker:
         batch = key in toplevel.BATCH_KEYS
         if value == AUTO and isinstance(value, str):
             if batch:
-                self.auto(path, "DeepSpeedConfig compares it with numbers and raises TypeError.", fatal=True)
+                self.auto(path, "DeepSpeedConfig raises TypeError", fatal=True)
             elif key == "gradient_clipping":
-                self.auto(path, "DeepSpeed keeps the string and engine.step raises TypeError when it "
-                          "compares it with a number (deepspeed#1270).")
+                self.auto(path, "engine.step raises TypeError (deepspeed#1270)")
             elif kind in ("comm-type", "reduce-op"):
-                self.auto(path, "DeepSpeedConfig raises ValueError for this value.", fatal=True)
+                self.auto(path, "DeepSpeedConfig raises ValueError", fatal=True)
             elif kind == "bool":
-                self.auto(path, "DeepSpeed does not check the type, and the string 'auto' counts as true.")
+                self.auto(path, "DeepSpeed reads the string 'auto' as true")
             elif kind in ("int", "number"):
-                self.auto(path, "DeepSpeed keeps the string and fails later when it computes with it.",
+                self.auto(path, "DeepSpeed fails later when it computes with it",
                           fatal=key in ("vocabulary_size", "sequence_parallel_size"))
             return
         if kind in ("int", "number"):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 if batch or key in ("vocabulary_size", "sequence_parallel_size"):
                     self.add(path, kinds.BAD_TYPE,
-                             f"'{key}' must be a number, got {value!r}; DeepSpeedConfig raises TypeError.",
+                             f"'{key}' must be a number, got {_brief(repr(value), 24)}; DeepSpeedConfig raises "
+                             "TypeError.",
                              "value", fatal=not isinstance(value, bool))
                 else:
                     self.add(path, kinds.BAD_TYPE,
-                             f"'{key}' must be a number, got {value!r}; DeepSpeed does not check the type "
-                             "and fails later when it computes with it.", "value")
+                             f"'{key}' must be a number, got {_brief(repr(value), 24)}; DeepSpeed fails later when "
+                             "it computes with it.", "value")
         elif kind == "bool":
             if isinstance(value, str):
                 self.add(path, kinds.BAD_TYPE,
-                         f"'{key}' must be true or false, got the string {value!r}; DeepSpeed does not check "
-                         "the type and treats any non-empty string as true.", "value")
+                         f"'{key}' must be true or false, got the string {_brief(repr(value), 24)}; DeepSpeed "
+                         "treats any non-empty string as true.", "value")
         elif kind == "comm-type":
             if not isinstance(value, str) or value.lower() not in toplevel.COMM_TYPES:
                 self.add(path, kinds.BAD_VALUE,
-                         f"'{key}' must be one of fp16, bf16, fp32, got {value!r}; DeepSpeedConfig raises.",
+                         f"'{key}' must be one of fp16, bf16, fp32, got {_brief(repr(value), 24)}; DeepSpeedConfig "
+                         "raises.",
                          "value", fatal=True)
         elif kind == "reduce-op":
             if not (isinstance(value, str) and value.lower() in toplevel.REDUCE_OPS):
                 self.add(path, kinds.BAD_VALUE,
-                         f"'{key}' must be 'mean' or 'sum', got {value!r}; DeepSpeedConfig raises ValueError.",
+                         f"'{key}' must be 'mean' or 'sum', got {_brief(repr(value), 24)}; DeepSpeedConfig raises "
+                         "ValueError.",
                          "value", fatal=True)
 
     # -- loosely read sections -----------------------------------------------------------
@@ -400,7 +417,7 @@ class _Checker:
             return
         if not isinstance(value, dict):
             if value == AUTO:
-                self.auto(path, "DeepSpeed cannot read the string 'auto' as a section and raises.", fatal=True)
+                self.auto(path, "DeepSpeed raises (it cannot read 'auto' as a section)", fatal=True)
             else:
                 self.add(path, kinds.BAD_TYPE, f"'{key}' must be an object; DeepSpeedConfig raises.",
                          "value", fatal=True)
@@ -414,7 +431,7 @@ class _Checker:
                              "ignored.", "key", new, True)
                 elif sub not in known:
                     self.unknown(path + (sub,), known, False,
-                                 f"DeepSpeed reads '{key}' with dict.get and silently ignores it.")
+                                 "DeepSpeed silently ignores it.")
         if key == "timers" and "throughput" in value:
             self.check_strict(path + ("throughput",), value["throughput"], self.sections["timers.throughput"])
         elif key in ("optimizer", "scheduler"):
@@ -423,7 +440,7 @@ class _Checker:
             dtype = value.get("dtype")
             if "dtype" in value and not (isinstance(dtype, str) and dtype in toplevel.DTYPE_NAMES):
                 self.add(path + ("dtype",), kinds.BAD_VALUE,
-                         f"torch_autocast.dtype {dtype!r} is not a dtype DeepSpeed knows "
+                         f"torch_autocast.dtype {_brief(repr(dtype), 24)} is not a dtype DeepSpeed knows "
                          "(fp16, bf16, fp32, int8 or a torch.* name); DeepSpeedConfig raises ValueError.",
                          "value", fatal=True)
         elif key == "checkpoint":
@@ -438,8 +455,7 @@ class _Checker:
     def check_optimizer_or_scheduler(self, key: str, value: dict) -> None:
         path = (key,)
         if value.get("type") == AUTO:
-            self.auto(path + ("type",), f"DeepSpeed looks for a {key} class named 'auto' and fails when it "
-                      "builds it.")
+            self.auto(path + ("type",), f"DeepSpeed fails when it builds the {key}")
         params = value.get("params")
         if params is None:
             return
@@ -449,12 +465,12 @@ class _Checker:
         for name, item in params.items():
             if isinstance(item, str) and item == AUTO:
                 self.auto(path + ("params", name),
-                          f"DeepSpeed passes the string 'auto' to the {key}, which fails when DeepSpeed builds it.")
+                          f"DeepSpeed fails when it builds the {key}")
         if key == "optimizer" and "max_grad_norm" in params:
             self.add(path + ("params", "max_grad_norm"), kinds.MISPLACED_KEY,
-                     "'max_grad_norm' is not an optimizer parameter in DeepSpeed; the engine raises ValueError "
-                     "when it builds the optimizer (engine.py:_configure_basic_optimizer): use the top-level "
-                     "'gradient_clipping'.", "key", "gradient_clipping", True)
+                     "'max_grad_norm' is not an optimizer parameter in DeepSpeed, so the engine raises ValueError "
+                     "when it builds the optimizer; use the top-level 'gradient_clipping'.", "key",
+                     "gradient_clipping", True)
 
     def check_checkpoint(self, value: dict) -> None:
         path = ("checkpoint",)
@@ -462,7 +478,7 @@ class _Checker:
             mode = value["tag_validation"]
             if not (isinstance(mode, str) and mode.upper() in toplevel.TAG_VALIDATION_MODES):
                 self.add(path + ("tag_validation",), kinds.BAD_VALUE,
-                         f"checkpoint.tag_validation must be WARN, IGNORE or FAIL, got {mode!r}; "
+                         f"checkpoint.tag_validation must be WARN, IGNORE or FAIL, got {_brief(repr(mode), 24)}; "
                          "DeepSpeedConfig raises DeepSpeedConfigError.", "value", fatal=True)
         parallel = value.get("parallel_write")
         if isinstance(parallel, dict) and "pipeline_stage" in parallel:
@@ -490,7 +506,14 @@ def _keys_along(loc: tuple, root: SectionSchema, all_schemas: dict) -> set:
     return names
 
 
-def validate_config(data: dict, *, version: str | None = None, hf_auto: bool | str = False) -> list[ConfigProblem]:
+@functools.lru_cache(maxsize=None)
+def _single_homes(version: str) -> dict:
+    """Key name -> its path, for the keys valid at exactly one place (the did-you-mean elsewhere)."""
+    return {p[-1]: p for ps in locations(version).values() for p in ps if len(ps) == 1}
+
+
+def validate_config(data: dict, *, version: str | None = None, hf_auto: bool | str = False,
+                    suggest: bool = True) -> list[ConfigProblem]:
     """Every key, type and value problem in a DeepSpeed config dict, for one DeepSpeed version.
 
     version: a DeepSpeed version ("0.19.8"); None checks against the newest supported one
@@ -499,6 +522,8 @@ def validate_config(data: dict, *, version: str | None = None, hf_auto: bool | s
         deepspeed.initialize (every "auto" is reported), True or "trainer" for the HF Trainer,
         "accelerate" for accelerate's DeepSpeed plugin (which also fills the ZeRO stage, the
         offload devices, the NVMe paths and stage3_gather_16bit_weights_on_model_save).
+    suggest: look for the key an unknown key was meant to be (the did-you-mean); without it an
+        unknown key's problem has no suggestion.
 
     Returns problems in the order of the keys in the config, each with a `fatal` flag that is
     True exactly when DeepSpeed's own config parsing raises on it. Batch arithmetic against a
@@ -507,4 +532,4 @@ def validate_config(data: dict, *, version: str | None = None, hf_auto: bool | s
     filler = None
     if hf_auto:
         filler = "accelerate" if hf_auto == "accelerate" else "trainer"
-    return _Checker(resolve_version(version), filler).check(data)
+    return _Checker(resolve_version(version), filler, suggest).check(data)

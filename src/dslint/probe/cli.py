@@ -19,7 +19,7 @@ from typing import Optional, TextIO
 from dslint.model import Finding, Location, Span
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
-VALUED = {"--seconds", "--interval", "--pid", "--grace", "--output-format", "--save-observation", "--observation",
+VALUED = {"--seconds", "--interval", "--pid", "--grace", "--output-format", "-o", "--save-observation", "--observation",
           "--ranks-json", "--static-json", "--timeout"}
 FLAGS = {"--collective", "-h", "--help"}
 
@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pid", type=int, default=None, help="watch this running process and its descendants")
     p.add_argument("--collective", action="store_true", help="NCCL all-reduce, one process per GPU")
     p.add_argument("--grace", type=float, default=5.0, help="seconds between SIGTERM and SIGKILL when stopping the job")
-    p.add_argument("--output-format", choices=FORMATS, default="full")
+    p.add_argument("--output-format", "-o", choices=FORMATS, default="full")
     p.add_argument("--save-observation", metavar="FILE", help="write the observation as JSON")
     p.add_argument("--observation", metavar="FILE", help="read a saved observation instead of observing")
     p.add_argument("--ranks-json", metavar="FILE", help="in-process reports written by the job (with --pid or a snapshot)")

@@ -187,8 +187,9 @@ def collective_findings(res: CollectiveResult) -> list[Finding]:
         if len(rs) > 1:
             out.append(Finding(
                 code="DSL902", name="ranks-share-gpu-runtime", path="<probe>", span=span, severity=Severity.ERROR,
-                message=f"collective check: ranks {[r.rank for r in rs]} all landed on {uuid} on {host}; "
-                "check CUDA_VISIBLE_DEVICES and the rank-to-device mapping.",
+                message=f"ranks {[r.rank for r in rs][:8]} of the collective check share one GPU; check "
+                "CUDA_VISIBLE_DEVICES and the rank-to-device mapping",
+                related=[("<probe>", span, f"ranks {[r.rank for r in rs]} all landed on {uuid} on {host}")],
             ))
     link = res.link
     if link and link.kind == "nvlink" and res.sizes and res.world_size > 1:
@@ -197,10 +198,12 @@ def collective_findings(res: CollectiveResult) -> list[Finding]:
         if pcie_bound and big.busbw_gbps < pcie_bound:
             out.append(Finding(
                 code="DSL906", name="collective-below-link", path="<probe>", span=span, severity=Severity.WARNING,
-                message=f"all-reduce of {big.size_bytes >> 20} MiB reached {big.busbw_gbps:.0f} GB/s bus bandwidth on GPUs "
-                f"joined by {min(link.nvlink_active_links)} NVLink {nvlink_generation(link.nvlink_version)} links (nominal {link.nominal_gbps:.0f} GB/s per direction): "
-                f"below even PCIe ({pcie_bound:.0f} GB/s). NCCL is probably not using NVLink (NCCL_P2P_DISABLE, "
-                "NCCL_P2P_LEVEL, a container without IPC?).",
+                message=f"all-reduce reached {big.busbw_gbps:.0f} GB/s on NVLinked GPUs, below even PCIe "
+                f"({pcie_bound:.0f} GB/s); check NCCL_P2P_DISABLE, NCCL_P2P_LEVEL and the container's IPC",
+                related=[("<probe>", span, f"all-reduce of {big.size_bytes >> 20} MiB: {big.busbw_gbps:.0f} GB/s bus "
+                          f"bandwidth on {min(link.nvlink_active_links)} NVLink "
+                          f"{nvlink_generation(link.nvlink_version)} links (nominal {link.nominal_gbps:.0f} GB/s "
+                          "per direction)")],
             ))
     return out
 

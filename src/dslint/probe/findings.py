@@ -18,6 +18,7 @@ PROBE_PATH = "<probe>"
 
 # code -> (name, one-line summary).
 from dslint.rules.probe_codes import PROBE_CODES
+from dslint.rules.registry import file_label
 
 RULES: dict[str, tuple[str, str]] = {code: (name, summary) for code, (name, summary, _) in PROBE_CODES.items()}
 
@@ -39,8 +40,14 @@ def _span() -> Span:
     return Span(Location(1, 1), Location(1, 1))
 
 
-def _finding(code: str, message: str, path: str, severity: Severity) -> Finding:
-    return Finding(code=code, message=message, path=path, span=_span(), severity=severity, name=RULES[code][0])
+def _finding(code: str, message: str, path: str, severity: Severity, evidence: Iterable[str] = ()) -> Finding:
+    """A probe finding: a one-line message, and what was observed (PIDs, GPUs, threads) as notes."""
+    return Finding(code=code, message=message, path=path, span=_span(), severity=severity, name=RULES[code][0],
+                   related=[(path, _span(), note) for note in evidence])
+
+
+def _note(finding: Finding, note: str) -> None:
+    finding.related.append((finding.path, _span(), note))
 
 
 def script_of(cmdline: list[str]) -> Optional[str]:
@@ -221,24 +228,23 @@ def gpu_findings(obs: Observation) -> list[Finding]:
                 key2 = ("DSL902", g.uuid, w)
                 if key2 not in found:
                     who = ", ".join(_proc_label(by_pid.get(pid), pid, wmap[pid][1]) for pid in pids)
-                    msg = (
-                        f"{len(pids)} ranks of one {w.describe()} compute on {_gpu_label(snap, g.uuid)} at t={snap.t:.0f}s: {who}. "
-                        "Give each rank its own device: torch.cuda.set_device(int(os.environ['LOCAL_RANK'])) before any CUDA work."
-                    )
-                    found[key2] = _finding("DSL902", msg, _path_for((by_pid.get(p) for p in pids), base), Severity.ERROR)
+                    msg = (f"{len(pids)} ranks of one world compute on GPU {g.index}; call "
+                           "torch.cuda.set_device(local_rank) before any CUDA work")
+                    evidence = [f"{w.describe()} on {_gpu_label(snap, g.uuid)} at t={snap.t:.0f}s: {who}"]
+                    found[key2] = _finding("DSL902", msg, _path_for((by_pid.get(p) for p in pids), base), Severity.ERROR,
+                                           evidence)
         for pid, uuid, mib, home_uuid, home_mib in res.stray:
             key3 = ("DSL905", pid, uuid)
             if key3 in found:
                 continue
             p = by_pid.get(pid)
             rank = wmap[pid][1] if pid in wmap else None
-            msg = (
-                f"{_proc_label(p, pid, rank)} computes on {_gpu_label(snap, home_uuid)} ({home_mib:.0f} MiB) "
-                f"but also holds a CUDA context on {_gpu_label(snap, uuid)} ({mib:.0f} MiB). It costs that GPU's "
-                "memory, not speed. Usual causes: CUDA touched before set_device, torch.load without map_location, "
-                "torch.cuda.mem_get_info(i) for other GPUs."
-            )
-            found[key3] = _finding("DSL905", msg, _path_for([p], base), Severity.WARNING)
+            r = f" (rank {rank})" if rank is not None else ""
+            msg = (f"PID {pid}{r} also holds a {mib:.0f} MiB CUDA context on another GPU; select the device before any "
+                   "CUDA work and load checkpoints with map_location")
+            evidence = [f"{_proc_label(p, pid, rank)} computes on {_gpu_label(snap, home_uuid)} ({home_mib:.0f} MiB) "
+                        f"and holds a context on {_gpu_label(snap, uuid)} ({mib:.0f} MiB)"]
+            found[key3] = _finding("DSL905", msg, _path_for([p], base), Severity.WARNING, evidence)
     out = []
     for snap, groups, uuids in shared.values():
         by_pid = {p.pid: p for p in snap.processes}
@@ -249,13 +255,11 @@ def gpu_findings(obs: Observation) -> list[Finding]:
         )
         gpus = " and ".join(_gpu_label(snap, u) for u in uuids)
         all_pids = sorted({pid for pids in groups.values() for pid in pids})
-        msg = (
-            f"{len(groups)} separate worlds share {gpus} (seen at t={snap.t:.0f}s): {desc}. "
-            f"Process trees: {_tree_roots(snap, all_pids)}. Each world runs at a fraction of its speed "
-            "(1.3x to 2.4x slower per world measured on 2 x H200). Start the job with one launcher only: "
-            "the outer launcher (torchrun/srun/mpirun/deepspeed) or the framework's own spawning, not both."
-        )
-        out.append(_finding("DSL901", msg, _path_for((by_pid.get(p) for p in all_pids), base), Severity.ERROR))
+        msg = (f"{len(groups)} separate worlds share {len(uuids)} GPU{'s' if len(uuids) > 1 else ''}; start the job "
+               "with one launcher, not a launcher plus the framework's own spawning")
+        evidence = [f"{gpus} at t={snap.t:.0f}s: {desc}", f"process trees: {_tree_roots(snap, all_pids)}"]
+        out.append(_finding("DSL901", msg, _path_for((by_pid.get(p) for p in all_pids), base), Severity.ERROR,
+                            evidence))
     return out + list(found.values())
 
 
@@ -431,13 +435,11 @@ def cpu_findings(obs: Observation) -> list[Finding]:
             why.append(f"{sum(known)} compute threads on {len(union)} cores")  # type: ignore[arg-type]
         if wait_proof:
             why.append("its threads wait for a core longer than they run")
-        msg = (
-            f"{len(group)} ranks run a CPU optimizer (DeepSpeedCPUAdam) on shared cores: {'; '.join(why)}{psi_text}. "
-            + " | ".join(details)
-            + f". Give each rank its own cores: OMP_NUM_THREADS={per_rank} (cores/ranks) or `deepspeed --bind_cores_to_rank` "
-            "(measured on 2 x H200: steps 1.11-1.20x faster)."
-        )
-        out.append(_finding("DSL903", msg, _path_for((procs.get(p) for p in group), obs.cwd), Severity.WARNING))
+        msg = (f"{len(group)} ranks run a CPU optimizer on shared cores ({why[0]}); give each its own: "
+               f"OMP_NUM_THREADS={per_rank} or deepspeed --bind_cores_to_rank")
+        evidence = [f"{'; '.join(why)}{psi_text}", *details]
+        out.append(_finding("DSL903", msg, _path_for((procs.get(p) for p in group), obs.cwd), Severity.WARNING,
+                            evidence))
 
     # DSL904: a CPU optimizer rank at one thread, with idle cores it may use.
     starved = []
@@ -467,13 +469,12 @@ def cpu_findings(obs: Observation) -> list[Finding]:
         launcher = ""
         cmd = " ".join(obs.command or [])
         if "torchrun" in cmd or "torch.distributed.run" in cmd or "torch.distributed.launch" in cmd:
-            launcher = " torchrun sets OMP_NUM_THREADS=1 when it is unset."
-        msg = (
-            f"{len(starved)} rank(s) run a CPU optimizer (DeepSpeedCPUAdam) on one thread while {per_rank} cores per rank "
-            f"are available{psi_text}: {details}.{launcher} Set OMP_NUM_THREADS={per_rank} in front of the launcher "
-            "(measured on 2 x H200: steps 3.1-3.7x slower at one thread)."
-        )
-        out.append(_finding("DSL904", msg, _path_for((procs.get(p) for p, _, _ in starved), obs.cwd), Severity.WARNING))
+            launcher = " (torchrun sets OMP_NUM_THREADS=1)"
+        msg = (f"{len(starved)} rank(s) run a CPU optimizer on one thread with {per_rank} cores each free{launcher}; "
+               f"set OMP_NUM_THREADS={per_rank} in front of the launcher")
+        evidence = [details + psi_text]
+        out.append(_finding("DSL904", msg, _path_for((procs.get(p) for p, _, _ in starved), obs.cwd), Severity.WARNING,
+                            evidence))
     return out
 
 
@@ -488,11 +489,10 @@ def rank_report_findings(obs: Observation) -> list[Finding]:
         if len(reps) < 2:
             continue
         who = ", ".join(f"rank {r.rank} (PID {r.pid}, current_device {r.current_device})" for r in reps)
-        msg = (
-            f"{len(reps)} ranks of one world (MASTER_PORT {port}) report the same GPU {uuid} on {host}: {who} "
-            "(in-process report). Call torch.cuda.set_device(local_rank) before any CUDA work."
-        )
-        out.append(_finding("DSL902", msg, PROBE_PATH, Severity.ERROR))
+        msg = (f"{len(reps)} ranks of one world report the same GPU; call torch.cuda.set_device(local_rank) before "
+               "any CUDA work")
+        evidence = [f"MASTER_PORT {port}, GPU {uuid} on {host}: {who} (in-process report)"]
+        out.append(_finding("DSL902", msg, PROBE_PATH, Severity.ERROR, evidence))
     return out
 
 
@@ -503,7 +503,7 @@ def findings(obs: Observation) -> list[Finding]:
     if any(f.code == "DSL901" for f in gpu):
         for f in cpu:
             if f.code == "DSL903":
-                f.message += " Here the extra world of DSL901 brings its own threads: fix the launch first."
+                _note(f, "the extra world of DSL901 brings its own threads here: fix the launch first")
     out = gpu + cpu
     if not any(f.code == "DSL902" for f in gpu):
         out += rank_report_findings(obs)
@@ -549,7 +549,13 @@ def _launches(launch_file: str, scripts: list[str]) -> bool:
 
 
 def explain(probe_finding: Finding, static_findings: list[Finding], paths: Iterable[str] = ()) -> Optional[str]:
-    """The static finding that explains a probe finding, as 'launch.sh:4 DSL701 …', or None.
+    """The static finding that explains a probe finding, as 'launch.sh:4 DSL701 …', or None."""
+    s = explaining(probe_finding, static_findings, paths)
+    return f"{s.path}:{s.span.start.row} {s.code} {s.message}" if s is not None else None
+
+
+def explaining(probe_finding: Finding, static_findings: list[Finding], paths: Iterable[str] = ()) -> Optional[Finding]:
+    """The static finding that explains a probe finding, or None.
 
     A static finding explains it when its code starts with one of the prefixes in EXPLAINED_BY and
     it is about the same files: its path (or a related path) is the probe finding's path or one of
@@ -562,7 +568,7 @@ def explain(probe_finding: Finding, static_findings: list[Finding], paths: Itera
             continue
         about = [s.path, *(r[0] for r in s.related)]
         if any(_same_file(a, w) for a in about for w in wanted) or _launches(s.path, wanted):
-            return f"{s.path}:{s.span.start.row} {s.code} {s.message}"
+            return s
     return None
 
 
@@ -581,10 +587,16 @@ def observed_paths(obs: Observation) -> list[str]:
 
 
 def attach_explanations(found: list[Finding], static_findings: list[Finding], obs: Observation) -> list[Finding]:
-    """Append 'Explained by …' to each probe finding that a static finding explains."""
+    """Where a static finding explains a probe finding, the probe message says so in place of its
+    advice ('...; explained by launch.sh:4 DSL701'): the static finding, a note at its place, says
+    what to change there, and the probe's own advice becomes a note."""
     paths = observed_paths(obs)
     for f in found:
-        why = explain(f, static_findings, paths)
-        if why:
-            f.message = f"{f.message} Explained by {why}"
+        s = explaining(f, static_findings, paths)
+        if s is not None:
+            observed, _, advice = f.message.rpartition("; ")
+            if advice and observed:
+                _note(f, advice)
+            f.message = f"{observed or f.message}; explained by {file_label(s.path, 24)}:{s.span.start.row} {s.code}"
+            f.related.append((s.path, s.span, f"{s.code}: {s.message}"))
     return found

@@ -5,7 +5,9 @@ from typing import Optional, TextIO
 
 from ..model import Finding
 
-FORMATS = ("full", "concise", "json", "sarif", "github")
+FORMATS = ("full", "concise", "grouped", "pylint", "json", "json-lines", "sarif", "github", "gitlab", "junit")
+# The human formats: they get the summary line, `--statistics` as a table and `--show-fixes`.
+TEXT_FORMATS = ("full", "concise", "grouped")
 
 
 class TextSource:
@@ -26,13 +28,17 @@ class TextSource:
 
 
 def render(findings: list[Finding], fmt: str, out: TextIO, texts: Optional[dict] = None, *, color: bool = False,
-           show_fixes: bool = True) -> None:
-    """Write `findings` to `out` in format `fmt` (one of FORMATS)."""
-    source = TextSource(texts)
+           show_fixes: bool = True, unsafe_fixes: bool = False, source: Optional[TextSource] = None) -> None:
+    """Write `findings` to `out` in format `fmt` (one of FORMATS); each format's module loads only when used."""
+    source = source or TextSource(texts)
     if fmt == "json":
         from .json_format import render_json
 
         render_json(findings, out, source)
+    elif fmt == "json-lines":
+        from .json_lines import render_json_lines
+
+        render_json_lines(findings, out, source)
     elif fmt == "sarif":
         from .sarif import render_sarif
 
@@ -41,11 +47,27 @@ def render(findings: list[Finding], fmt: str, out: TextIO, texts: Optional[dict]
         from .github import render_github
 
         render_github(findings, out)
+    elif fmt == "gitlab":
+        from .gitlab import render_gitlab
+
+        render_gitlab(findings, out)
+    elif fmt == "junit":
+        from .junit import render_junit
+
+        render_junit(findings, out)
+    elif fmt == "pylint":
+        from .pylint import render_pylint
+
+        render_pylint(findings, out)
+    elif fmt == "grouped":
+        from .grouped import render_grouped
+
+        render_grouped(findings, out, color=color, unsafe_fixes=unsafe_fixes)
     elif fmt == "concise":
         from .text import render_concise
 
-        render_concise(findings, out, color=color)
+        render_concise(findings, out, color=color, unsafe_fixes=unsafe_fixes)
     else:
         from .text import render_full
 
-        render_full(findings, out, source, color=color, show_fixes=show_fixes)
+        render_full(findings, out, source, color=color, show_fixes=show_fixes, unsafe_fixes=unsafe_fixes)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TextIO
 from urllib.parse import quote
@@ -9,6 +10,7 @@ from urllib.parse import quote
 from .. import __version__
 from ..model import Finding, Severity
 from ..rules.registry import all_rules
+from .output import safe_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -18,6 +20,12 @@ def _summary(code: str) -> str:
     from ..docs import rule_summary
 
     return rule_summary(code) or code
+
+
+def _uri(path: str) -> str:
+    """A relative URI reference: "a b.py" -> "a%20b.py"; a name that is not UTF-8 keeps its bytes
+    percent-encoded (os.fsencode undoes the surrogateescape that os.fsdecode applied)."""
+    return quote(os.fsencode(Path(path).as_posix()))
 
 
 def sarif_document(findings: list[Finding]) -> dict:
@@ -40,10 +48,10 @@ def sarif_document(findings: list[Finding]) -> dict:
             "ruleId": f.code,
             "ruleIndex": index[f.code],
             "level": _LEVEL[f.severity],
-            "message": {"text": f.message},
+            "message": {"text": safe_text(f.message)},
             "locations": [{
                 "physicalLocation": {
-                    "artifactLocation": {"uri": quote(Path(f.path).as_posix())},  # a URI: "a b.py" -> "a%20b.py"
+                    "artifactLocation": {"uri": _uri(f.path)},
                     "region": {"startLine": f.span.start.row, "startColumn": f.span.start.column,
                                "endLine": f.span.end.row, "endColumn": max(f.span.end.column, 1)},
                 }

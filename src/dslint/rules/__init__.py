@@ -4,12 +4,13 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from ..model import Severity
+from ..model import Applicability, Severity
 from .registry import declare
 
 declare("DSL001", "syntax-error")
 declare("DSL002", "unreadable-file")
 declare("DSL003", "internal-error")
+declare("DSL004", "unused-noqa", severity=Severity.WARNING, fix=Applicability.SAFE)
 
 _LOADED = False
 

@@ -3,6 +3,7 @@ ZeRO-3 weights saved without gathering them (DSL503: a setup rule, as it needs t
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import replace
 from typing import Iterator, Optional
@@ -17,7 +18,14 @@ from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted, root_name
 from .context import PythonContext, SetupContext
-from .registry import RULES, Report, decider, python_rule, setup_rule
+from .config_schema import effective
+from .registry import RULES, Report, decider, python_rule, setup_rule, file_label, short
+
+
+def _gate(description: str) -> str:
+    """The rank condition of a gate description, cut short: "`if step % 100 == 0 and rank == 0`"."""
+    quoted = re.search(r"`([^`]*)`", description)
+    return f"`{short(quoted[1], 30)}`" if quoted else short(description, 32)
 
 
 def _hoist_fix(facts: ScriptFacts, call: GatedCall, what: str):
@@ -50,9 +58,8 @@ def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
         fix = None
         if call.collective.label.rsplit(".", 1)[-1] in BARRIERS:
             fix = _hoist_fix(facts, call, call.collective.label)
-        yield Report(call.node, f"{what} is reached only by the ranks that pass {call.gate.description}: "
-                     f"{call.collective.why}, so those ranks wait for the others forever (hang until the NCCL "
-                     "timeout); call it on every rank and gate only the work that needs one rank", fix=fix)
+        yield Report(call.node, f"{short(what, 52)} runs only on ranks that pass {_gate(call.gate.description)}, so it "
+                     "hangs; call it on every rank", fix=fix)
     yield from _gated_project_calls(facts)
 
 
@@ -90,11 +97,11 @@ def _decide_gated_project_call(finding, project, params):
     found = symbol.function.collective if symbol is not None and symbol.function is not None else None
     if found is None:
         return None
-    label, why, kind, row = found
+    label, _, kind, row = found
     code = "DSL502" if kind == CHECKPOINT else "DSL501"
     return replace(finding, code=code, name=RULES[code].name, severity=RULES[code].severity,
-                   message=f"{params['callee']}() reaches {label} ({symbol.path}:{row}; {why}) but only the ranks "
-                   f"that pass {params['gate']} call it: they wait for the others forever; call it on every rank")
+                   message=f"{short(params['callee'], 28)}() reaches {short(label, 24)} ({file_label(symbol.path, 22)}:"
+                   f"{row}) but runs only on ranks that pass {_gate(params['gate'])}; call it on every rank")
 
 
 @python_rule("DSL502", "rank-gated-checkpoint", severity=Severity.ERROR, fix=Applicability.UNSAFE)
@@ -105,9 +112,8 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
         if call.collective.kind != CHECKPOINT:
             continue
         what = call.via or call.collective.label
-        yield Report(call.node, f"{what} is called only by the ranks that pass {call.gate.description}, but "
-                     f"{call.collective.why}: the job hangs or writes an incomplete checkpoint; call it on every "
-                     "rank (the API decides which rank writes)",
+        yield Report(call.node, f"{short(what, 44)} runs only on ranks that pass {_gate(call.gate.description)}, but "
+                     "every rank must call it or the job hangs",
                      fix=_hoist_fix(facts, call, call.collective.label),
                      needs=("collective-since", (("framework", call.collective.since[0]),
                                                  ("version", call.collective.since[1])))
@@ -197,29 +203,19 @@ def zero3_unsharded_saves(facts: ScriptFacts) -> list:
     return found
 
 
-def _zero_stage(setup) -> Optional[int]:
-    value = setup.config_value or {}
-    zero = value.get("zero_optimization")
-    stage = zero.get("stage") if isinstance(zero, dict) else None
-    return stage if isinstance(stage, int) else None
-
-
 @setup_rule("DSL503", "zero3-state-dict-without-gather", severity=Severity.ERROR)
 def zero3_state_dict_without_gather(ctx: SetupContext) -> Iterator[Report]:
     """With ZeRO-3 each rank holds a shard: the module's own state_dict() has empty tensors."""
     seen = set()
     for setup in link_setups(ctx.project, ctx.settings):
-        if _zero_stage(setup) != 3 or setup.config.consumer != "deepspeed":
+        read = effective(setup.config_value, ctx.settings)
+        if read is None or read.zero_stage != 3 or setup.config.consumer != "deepspeed":
             continue
         for span, what in setup.summary.extra.get("zero3_unsharded_saves", []):
             key = (setup.script_path, span.start_offset)
             if key in seen:
                 continue
             seen.add(key)
-            yield Report(span, f"{what} under ZeRO-3 ({setup.config.how or setup.config.path}): every parameter is "
-                         "partitioned across the ranks and the module holds empty placeholders, so this saves a "
-                         "checkpoint without weights (or, gathered on one rank only, hangs). Use "
-                         "engine.save_16bit_model(dir) on every rank (with "
-                         "stage3_gather_16bit_weights_on_model_save) or gather inside "
-                         "deepspeed.zero.GatheredParameters",
+            yield Report(span, f"{short(what, 40)} under ZeRO-3 saves empty placeholders; call "
+                         "engine.save_16bit_model(dir) on every rank instead",
                          path=setup.script_path)

@@ -13,23 +13,12 @@ from ..facts.link import built_config_where, link_setups
 from ..fixes import make_fix
 from ..model import Applicability, Severity
 from ..sources.dsconfig import JsonDoc, JsonNode
-from .config_schema import BUCKET_KEYS, target_version
+from .config_schema import BUCKET_KEYS, effective, target_version
 from .context import ConfigContext, SetupContext
-from .registry import Report, config_rule, program_check
+from .registry import Report, config_rule, program_check, short
 
 PIN_MEMORY_DEFAULT_TRUE_SINCE = (0, 19, 5)  # DeepSpeed PR #8207
 
-
-def _enabled(section) -> Optional[bool]:
-    """A literal `enabled` flag; None for "auto" or not given."""
-    if not isinstance(section, dict):
-        return None
-    value = section.get("enabled")
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
-    return None
 
 
 def _stage(value: dict) -> Optional[int]:
@@ -49,6 +38,23 @@ def _stage(value: dict) -> Optional[int]:
 def replace_value_edit(doc: JsonDoc, node: JsonNode, text: str) -> tuple:
     span = node.span
     return (span.start_offset, span.end_offset, text, doc.text[span.start_offset:span.end_offset])
+
+
+def delete_pair_edit(doc: JsonDoc, obj: JsonNode, key: str) -> Optional[tuple]:
+    """An edit deleting `"key": value` from an object with one of the commas around it, so that
+    the next pair takes its place (or the object becomes `{}`)."""
+    pairs = list(obj.children.items())
+    index = next((i for i, (k, _) in enumerate(pairs) if k == key), None)
+    if obj.kind != "object" or index is None or pairs[index][1].pair_span is None:
+        return None
+    span = pairs[index][1].pair_span
+    if index + 1 < len(pairs) and pairs[index + 1][1].pair_span is not None:
+        start, end = span.start_offset, pairs[index + 1][1].pair_span.start_offset
+    elif index > 0 and pairs[index - 1][1].pair_span is not None:
+        start, end = pairs[index - 1][1].pair_span.end_offset, span.end_offset
+    else:
+        start, end = obj.span.start_offset + 1, obj.span.end_offset - 1
+    return (start, end, "", doc.text[start:end])
 
 
 def insert_pair_edit(doc: JsonDoc, obj: JsonNode, key: str, value_text: str) -> Optional[tuple]:
@@ -75,12 +81,13 @@ def fp16_and_bf16(ctx: ConfigContext) -> Iterator[Report]:
     """fp16 and bf16 both enabled: DeepSpeedConfig asserts."""
     value = ctx.doc.value
     bf16_key = "bf16" if "bf16" in value else "bfloat16"
-    if _enabled(value.get("fp16")) and _enabled(value.get(bf16_key)):
-        node = ctx.doc.node(("fp16", "enabled")) or ctx.doc.node(("fp16",))
+    read = effective(value, ctx.settings)
+    if read is not None and read.fp16_enabled is True and read.bf16_enabled is True:
+        node = ctx.doc.node(("fp16", "enabled")) or _nearest_node(ctx.doc, ("fp16",))
         other = ctx.doc.node((bf16_key, "enabled"))
         yield Report(node.pair_span or node.span,
-                     f"fp16 and {bf16_key} are both enabled: DeepSpeed raises AssertionError (bfloat16 and fp16 modes "
-                     f"cannot be simultaneously enabled). Keep one — bf16 on Ampere or newer GPUs.",
+                     f"fp16 and {bf16_key} are both enabled, so DeepSpeed raises AssertionError; keep one (bf16 on "
+                     "Ampere or newer GPUs)",
                      related=[(ctx.path, other.pair_span or other.span, f"{bf16_key}.enabled")] if other else [])
 
 
@@ -97,9 +104,8 @@ def fractional_bucket_size(ctx: ConfigContext) -> Iterator[Report]:
                 fix = make_fix("edits", f"write the integer {rounded}", Applicability.SAFE,
                                edits=(replace_value_edit(ctx.doc, node, str(rounded)),))
             yield Report(node.span,
-                         f"'{path[-1]}' is {node.value!r}, a number with a fractional part: DeepSpeed (>= 0.15, "
-                         f"pydantic int field) raises ValidationError 'Input should be a valid integer, got a number "
-                         f"with a fractional part'. Write an integer.", fix=fix)
+                         f"'{path[-1]}' is {short(repr(node.value), 20)}, but DeepSpeed needs an integer here "
+                         f"(ValidationError); write {rounded}", fix=fix)
 
 
 def ignored_offload(value: dict) -> list[tuple[str, int, str]]:
@@ -119,22 +125,31 @@ def ignored_offload(value: dict) -> list[tuple[str, int, str]]:
     return found
 
 
+def _nearest_node(doc, path: tuple):
+    """The node at `path`, else its deepest ancestor that the positions know (else the whole file)."""
+    while path:
+        node = doc.node(path)
+        if node is not None:
+            return node
+        path = path[:-1]
+    return doc.root or JsonNode(value=None, span=doc.lines.span(0, 0))
+
+
 @config_rule("DSL608", "offload-ignored-below-stage-3")
 def offload_ignored_below_stage_3(ctx: ConfigContext) -> Iterator[Report]:
     """offload_param below ZeRO-3 is ignored; NVMe optimizer offload below ZeRO-3 becomes CPU offload."""
     for what, stage, device in ignored_offload(ctx.doc.value):
         if what == "offload_param":
-            node = ctx.doc.node(("zero_optimization", "offload_param"))
+            # (an hjson-style file that tree-sitter reads differently from hjson has no node there)
+            node = _nearest_node(ctx.doc, ("zero_optimization", "offload_param"))
             yield Report(node.key_span or node.span,
-                         f"offload_param (device {device!r}) with ZeRO stage {stage}: parameters are partitioned "
-                         f"only in stage 3, so DeepSpeed silently ignores it and the parameters stay on the GPU. Use "
-                         f"stage 3, or remove offload_param.")
+                         f"offload_param (device {device!r}) with ZeRO stage {stage} is silently ignored (only stage 3 "
+                         "partitions parameters); use stage 3 or remove offload_param")
         else:
-            node = ctx.doc.node(("zero_optimization", "offload_optimizer", "device"))
+            node = _nearest_node(ctx.doc, ("zero_optimization", "offload_optimizer", "device"))
             yield Report(node.span,
-                         f"offload_optimizer.device 'nvme' with ZeRO stage {stage}: stages 1–2 treat any offload device "
-                         f"as CPU offload (stage_1_and_2.py), so the optimizer states go to host RAM, not to NVMe. Use "
-                         f"stage 3 for NVMe offload, or write \"cpu\".")
+                         f"offload_optimizer.device 'nvme' with ZeRO stage {stage} offloads to host RAM, not NVMe; use "
+                         "stage 3 for NVMe offload, or write \"cpu\"")
 
 
 @program_check("DSL608")
@@ -155,33 +170,28 @@ def offload_ignored_below_stage_3_in_built_config(ctx: SetupContext) -> Iterator
             stage_at = built_config_where(setup, "stage")
             related = [(stage_at[0], stage_at[1], f"{stage_at[2]} {stage}")] if stage_at and stage_at[1] != span else []
             builder = "accelerate" if setup.config.consumer == "accelerate" else "Lightning"
-            written = f"{name} ({device!r})" if name.endswith("device") else name
+            written = f"{short(name, 36)} ({device!r})" if name.endswith("device") else short(name, 44)
             if what == "offload_param":
-                message = (f"{written} with ZeRO stage {stage}: {builder} writes it into the DeepSpeed config as "
-                           f"offload_param, but parameters are partitioned only in stage 3, so DeepSpeed silently ignores "
-                           f"it and the parameters stay on the GPU. Use stage 3, or drop {name}.")
+                message = (f"{written} with ZeRO stage {stage} is silently ignored ({builder} writes offload_param, "
+                           "which only stage 3 reads); use stage 3 or drop it")
             else:
-                message = (f"{written} with ZeRO stage {stage}: stages 1–2 treat any offload device as CPU offload "
-                           f"(stage_1_and_2.py), so the optimizer states go to host RAM, not to NVMe. Use stage 3 for "
-                           f"NVMe offload, or offload to \"cpu\".")
+                message = (f"{written} with ZeRO stage {stage} offloads to host RAM, not NVMe; use stage 3 for NVMe "
+                           "offload, or offload to \"cpu\"")
             yield Report(span, message, path=path, related=related)
 
 
 @config_rule("DSL609", "nvme-offload-without-path", severity=Severity.ERROR)
 def nvme_offload_without_path(ctx: ConfigContext) -> Iterator[Report]:
     """NVMe offload with no nvme_path: ZeRO-3 asserts when it builds the swapper."""
-    value = ctx.doc.value
-    if _stage(value) != 3:
+    read = effective(ctx.doc.value, ctx.settings)
+    if read is None or read.zero_stage != 3:
         return
-    zero = value.get("zero_optimization")
-    for key in ("offload_param", "offload_optimizer"):
-        block = zero.get(key) if isinstance(zero, dict) else None
-        if isinstance(block, dict) and block.get("device") == "nvme" and not block.get("nvme_path"):
-            node = ctx.doc.node(("zero_optimization", key, "device"))
+    for key, block in (("offload_param", read.offload_param), ("offload_optimizer", read.offload_optimizer)):
+        if block is not None and block.device == "nvme" and not block.nvme_path:
+            node = _nearest_node(ctx.doc, ("zero_optimization", key, "device"))
             yield Report(node.span,
-                         f"{key}.device is 'nvme' but {key}.nvme_path is not set: ZeRO-3 fails when it creates the "
-                         f"NVMe swapper (\"nvme_path\" ... cannot be None). Set nvme_path to a directory on a local NVMe "
-                         f"drive.")
+                         f"{key}.device is 'nvme' but {key}.nvme_path is not set, so ZeRO-3 fails at start-up; set "
+                         "nvme_path to a directory on a local NVMe drive")
 
 
 def _version_tuple(version: Optional[str]) -> Optional[tuple]:
@@ -211,23 +221,21 @@ def offload_pin_memory_off(ctx: ConfigContext) -> Iterator[Report]:
             continue
         if key == "offload_param" and _stage(value) != 3:
             continue  # ignored below stage 3 (DSL608)
-        node = ctx.doc.node(("zero_optimization", key))
+        node = _nearest_node(ctx.doc, ("zero_optimization", key))
         pin = block.get("pin_memory")
-        why = ("host-device copies of the offloaded state go through pageable memory (the slow staged copy); "
-               "measured 2.0x slower steps on 2 x H200 with ZeRO-2 offload")
         if pin is False:
+            pin_node = node.children.get("pin_memory")
             fix = make_fix("edits", "set pin_memory to true", Applicability.UNSAFE,
-                           edits=(replace_value_edit(ctx.doc, node.children["pin_memory"], "true"),)) if ctx.doc.strict else None
-            yield Report(node.children["pin_memory"].span,
-                         f"{key}.pin_memory is false: {why}. Set it to true unless host RAM or `ulimit -l` is tight "
-                         f"(pinned pages cannot be swapped).", fix=fix)
+                           edits=(replace_value_edit(ctx.doc, pin_node, "true"),)) if ctx.doc.strict and pin_node else None
+            yield Report((pin_node or node).span,
+                         f"{key}.pin_memory is false, so offload copies go through slow pageable memory; set it to "
+                         "true unless host RAM or `ulimit -l` is tight", fix=fix)
         elif pin is None and old_default:
             edit = insert_pair_edit(ctx.doc, node, "pin_memory", "true") if ctx.doc.strict else None
             fix = make_fix("edits", "add \"pin_memory\": true", Applicability.UNSAFE, edits=(edit,)) if edit else None
             yield Report(node.key_span or node.span,
-                         f"{key} has no pin_memory, and DeepSpeed {target_version(ctx.settings)} defaults it to false "
-                         f"(true only since v0.19.5): {why}. Write \"pin_memory\": true so the config behaves the same "
-                         f"on every version.", fix=fix)
+                         f"{key} has no pin_memory, which DeepSpeed {short(target_version(ctx.settings), 12)} defaults "
+                         "to false (slow pageable copies); write \"pin_memory\": true", fix=fix)
 
 
 @config_rule("DSL616", "duplicate-config-key", severity=Severity.ERROR)
@@ -235,6 +243,5 @@ def duplicate_config_key(ctx: ConfigContext) -> Iterator[Report]:
     """The same key twice in one object: DeepSpeed (reading a path) raises, json.load keeps the last."""
     for path, span in ctx.doc.duplicate_keys:
         yield Report(span,
-                     f"'{'.'.join(str(p) for p in path)}' appears twice: DeepSpeed reads config paths with "
-                     f"dict_raise_error_on_duplicate_keys and raises ValueError (Duplicate keys in DeepSpeed config), "
-                     f"while the HF Trainer and Accelerate (json.load) silently keep the last one. Keep one.")
+                     f"'{short('.'.join(str(p) for p in path), 48)}' appears twice: DeepSpeed raises ValueError, the "
+                     "HF Trainer silently keeps the last one; keep one")

@@ -20,16 +20,19 @@ from ..dsconfig_schema import (
     REMOVED_KEY,
     UNKNOWN_KEY,
     ConfigProblem,
+    EffectiveConfig,
     detect_deepspeed_version,
+    effective_config,
     validate_config,
 )
+from ..dsconfig_schema.validate import NOBODY_FILLS
 from ..facts.link import link_setups
 from ..facts.program import norm_path
 from ..fixes import make_fix
 from ..model import Applicability, Severity, Span
 from ..sources.dsconfig import JsonDoc
 from .context import ConfigContext, SetupContext
-from .registry import Report, config_rule, decider, setup_rule
+from .registry import Report, config_rule, decider, setup_rule, short
 
 BUCKET_KEYS = ("reduce_bucket_size", "allgather_bucket_size", "stage3_prefetch_bucket_size", "prefetch_bucket_size",
                "stage3_param_persistence_threshold", "param_persistence_threshold", "stage3_max_live_parameters",
@@ -46,13 +49,25 @@ def target_version(settings) -> Optional[str]:
     return getattr(settings, "deepspeed_version", None) or _installed_version()
 
 
+def effective(value, settings) -> Optional[EffectiveConfig]:
+    """The config as DeepSpeed reads it (stage, offload, precision, legacy spellings included), for
+    the target version; None when there is no config. The one reader the config rules share."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return effective_config(value, version=target_version(settings))
+    except Exception:  # as with problems(): a schema gap must never take a check down
+        return None
+
+
 def problems(doc: JsonDoc, settings, filler) -> list[ConfigProblem]:
     """validate_config for a parsed config, memoised on the document."""
     cache = doc.__dict__.setdefault("_dslint_problems", {})
-    key = (target_version(settings), filler)
+    # The did-you-mean is the costly part, and only DSL601 shows it.
+    key = (target_version(settings), filler, settings.is_enabled("DSL601"))
     if key not in cache:
         try:
-            cache[key] = validate_config(doc.value, version=key[0], hf_auto=filler or False)
+            cache[key] = validate_config(doc.value, version=key[0], hf_auto=filler or False, suggest=key[2])
         except Exception:  # the schema must never take a check down; it reports nothing then
             cache[key] = []
     return cache[key]
@@ -132,13 +147,29 @@ def _decide_config_optimizer(finding, project, params):
     return None if inits and all(init.optimizer_given for init in inits) else finding
 
 
-@config_rule("DSL602", "removed-config-key", severity=Severity.ERROR)
+@config_rule("DSL602", "removed-config-key", severity=Severity.ERROR, fix=Applicability.SAFE)
 def removed_config_key(ctx: ConfigContext) -> Iterator[Report]:
-    """A feature block DeepSpeed removed: its presence alone makes DeepSpeedConfig raise."""
+    """A feature block DeepSpeed removed: its presence alone makes DeepSpeedConfig raise. Deleting
+    a block written `"enabled": false` changes nothing DeepSpeed did (a safe fix); deleting one
+    that may be on changes the training (an unsafe fix)."""
     for problem in problems(ctx.doc, ctx.settings, "accelerate"):
         if problem.kind == REMOVED_KEY:
-            yield Report(span_of(ctx.doc, problem),
-                         problem.message + " Delete the block (a disabled block fails too).")
+            yield Report(span_of(ctx.doc, problem), problem.message, fix=_delete_removed_fix(ctx.doc, problem))
+
+
+def _delete_removed_fix(doc: JsonDoc, problem: ConfigProblem):
+    from .config_checks import delete_pair_edit
+
+    parent = doc.node(problem.path[:-1]) if problem.path[:-1] else doc.root
+    node = doc.node(problem.path)
+    if problem.suggestion is not None or not doc.strict or parent is None or node is None:
+        return None  # a renamed key wants its new name, not a deletion
+    edit = delete_pair_edit(doc, parent, problem.path[-1])
+    if edit is None:
+        return None
+    disabled = isinstance(node.value, dict) and node.value.get("enabled") is False
+    return make_fix("edits", f"delete the removed '{short(problem.path[-1], 40)}' block",
+                    Applicability.SAFE if disabled else Applicability.UNSAFE, edits=(edit,))
 
 
 @config_rule("DSL603", "invalid-config-value", severity=Severity.ERROR)
@@ -194,8 +225,8 @@ def auto_value_not_filled(ctx: SetupContext) -> Iterator[Report]:
                 continue
             message = problem.message
             if users and filler is None:
-                message = (f"the config is read by {', '.join(sorted(users))} (linked from a launch line/script), "
-                           f"which does not fill \"auto\": {message}")
+                message = message.replace(NOBODY_FILLS, f"{short(', '.join(sorted(users)), 24)} reads this config and "
+                                          "fills no 'auto'", 1)
             yield Report(span_of(doc, problem), message, path=path)
 
 

@@ -14,7 +14,8 @@ from ..facts.values import UNKNOWN
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from .context import SetupContext
-from .registry import Report, setup_rule
+from .config_schema import effective
+from .registry import Report, setup_rule, file_label, short
 
 BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
@@ -29,38 +30,28 @@ def _int(value) -> Optional[int]:
     return None
 
 
-def _world_note(setup: TrainingSetup) -> str:
-    parts = []
-    if setup.procs_per_node is not None:
-        parts.append(f"{setup.procs_per_node} per node")
-    if setup.nodes is not None:
-        parts.append(f"{setup.nodes} node{'s' if setup.nodes != 1 else ''}")
-    where = f"{setup.launch_path}:{setup.command.span.start.row}" if setup.command is not None else "settings/Trainer"
-    return f"{' x '.join(parts)} = world size {setup.world_size} ({where})"
-
 
 def batch_problem(tbs, micro, gas, world: int) -> Optional[str]:
     """What DeepSpeedConfig._set_batch_related_parameters/_batch_assertion make of the three
     values at this world size; None when they agree."""
     if tbs is not None and micro is not None and gas is not None:
         if tbs != micro * gas * world:
-            return f"train_batch_size {tbs} != {micro} (micro) x {gas} (accumulation) x {world} (world size) = {micro * gas * world}"
+            return (f"train_batch_size {tbs} != {micro} x {gas} x {world} = {micro * gas * world} (micro x accumulation "
+                    "x world size)")
         return None
     if tbs is not None and micro is not None:
         gas = tbs // micro // world
         if gas <= 0:
             return f"train_batch_size {tbs} // {micro} (micro) // {world} (world size) gives 0 accumulation steps"
         if tbs != micro * gas * world:
-            return (f"train_batch_size {tbs} is not divisible by {micro} (micro) x {world} (world size): DeepSpeed derives "
-                    f"{gas} accumulation steps and then asserts {tbs} != {micro * gas * world}")
+            return f"train_batch_size {tbs} is not divisible by {micro} (micro) x {world} (world size)"
         return None
     if tbs is not None and gas is not None:
         micro = tbs // world // gas
         if micro <= 0:
             return f"train_batch_size {tbs} // {world} (world size) // {gas} (accumulation) gives a micro-batch of 0"
         if tbs != micro * gas * world:
-            return (f"train_batch_size {tbs} is not divisible by {gas} (accumulation) x {world} (world size): DeepSpeed "
-                    f"derives a micro-batch of {micro} and then asserts {tbs} != {micro * gas * world}")
+            return f"train_batch_size {tbs} is not divisible by {gas} (accumulation) x {world} (world size)"
         return None
     if tbs is not None:
         micro = tbs // world
@@ -108,13 +99,11 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
         seen.add((cfg.path, setup.world_size))
         node = doc.node(("train_batch_size",))
         given = [k for k in BATCH_KEYS if k in value]
-        advice = ("give only train_micro_batch_size_per_gpu and gradient_accumulation_steps (DeepSpeed derives "
-                  "train_batch_size for any world size)" if len(given) > 1 else
-                  "set train_micro_batch_size_per_gpu instead, or a train_batch_size divisible by the world size")
+        advice = ("drop train_batch_size" if len(given) > 1 else
+                  "set train_micro_batch_size_per_gpu instead")
         related = setup.launch_related(f"starts {setup.world_size} ranks") if setup.command is not None else []
-        yield Report(node.pair_span or node.span,
-                     f"{problem} for the linked launch ({_world_note(setup)}); DeepSpeed raises AssertionError "
-                     f"at initialize. Fix: {advice}.", path=cfg.path, related=related)
+        yield Report(node.pair_span or node.span, f"{problem}, so DeepSpeed raises AssertionError; {advice}",
+                     path=cfg.path, related=related)
 
 
 # -- offload with a client torch optimizer ---------------------------------------------------------
@@ -122,35 +111,25 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
 SUPPORTED_KEYWORDS = {"lr", "betas", "eps", "weight_decay", "amsgrad"}
 
 
-def _offload_device(setup: TrainingSetup) -> Optional[str]:
-    value = setup.config_value or {}
-    zero = value.get("zero_optimization")
-    if not isinstance(zero, dict):
+def _offload_device(setup: TrainingSetup, settings) -> Optional[str]:
+    """"cpu"/"nvme" when ZeRO offloads the optimizer, as DeepSpeed reads the config (legacy `cpu_offload` too)."""
+    read = effective(setup.config_value, settings)
+    if read is None or read.zero_stage not in (1, 2, 3) or read.offload_optimizer_device not in ("cpu", "nvme"):
         return None
-    stage = zero.get("stage", 0)
-    block = zero.get("offload_optimizer")
-    if isinstance(block, dict) and block.get("device") in ("cpu", "nvme") and stage in (1, 2, 3):
-        return block["device"]
-    if zero.get("cpu_offload") is True and stage in (1, 2, 3):
-        return "cpu"
-    return None
+    return read.offload_optimizer_device
 
 
 @setup_rule("DSL614", "offload-with-client-optimizer", severity=Severity.ERROR, fix=Applicability.UNSAFE)
 def offload_with_client_optimizer(ctx: SetupContext) -> Iterator[Report]:
     """ZeRO-Offload driven by a torch.optim optimizer the script builds itself."""
     for setup in link_setups(ctx.project, ctx.settings):
-        device = _offload_device(setup)
+        device = _offload_device(setup, ctx.settings)
         client = setup.client_optimizer
         if device is None or client is None:
             continue
-        value = setup.config_value or {}
-        forced = value.get("zero_force_ds_cpu_optimizer", True) is not False
-        where = setup.config.path or setup.config.from_strategy or "the DeepSpeed config"
-        consequence = ("DeepSpeed raises ZeRORuntimeException at initialize (zero_force_ds_cpu_optimizer is true by "
-                       "default)" if forced else
-                       "with zero_force_ds_cpu_optimizer false the step runs in PyTorch's own CPU code, several "
-                       "times slower than DeepSpeedCPUAdam")
+        forced = effective(setup.config_value, ctx.settings).zero_force_ds_cpu_optimizer
+        consequence = ("makes deepspeed.initialize raise ZeRORuntimeException" if forced else
+                       "steps in PyTorch's slow CPU code")
         fix = None
         if client.qualname in ("torch.optim.Adam", "torch.optim.AdamW") and set(client.keywords) <= SUPPORTED_KEYWORDS:
             adamw = client.qualname.endswith("AdamW")
@@ -164,9 +143,8 @@ def offload_with_client_optimizer(ctx: SetupContext) -> Iterator[Report]:
             if node is not None:
                 related.append((setup.config.path, node.key_span or node.span, f"offload_optimizer.device = {device}"))
         yield Report(client.span,
-                     f"ZeRO-Offload ({where}: offload_optimizer.device = {device!r}) with a client {client.qualname}: "
-                     f"{consequence}. Use DeepSpeedCPUAdam, or define the optimizer in the config's \"optimizer\" "
-                     f"section so DeepSpeed builds its CPU Adam.",
+                     f"a client {short(client.qualname, 24)} under ZeRO-Offload {consequence}; use DeepSpeedCPUAdam "
+                     "instead",
                      path=client.path or setup.script_path, fix=fix, related=related)
 
 
@@ -225,20 +203,20 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
     from .config_checks import insert_pair_edit, replace_value_edit
 
     for setup, doc in _linked(ctx):
-        value = doc.value
-        zero = value.get("zero_optimization")
-        if not isinstance(zero, dict) or zero.get("stage") not in (3, "3") or not setup.facts.saves:
+        read = effective(doc.value, ctx.settings)
+        zero = doc.value.get("zero_optimization")
+        if read is None or read.zero_stage != 3 or not isinstance(zero, dict) or not setup.facts.saves:
             continue
-        key = next((k for k in GATHER_KEYS if k in zero), None)
-        current = zero.get(key) if key else None
+        current = read.stage3_gather_16bit_weights_on_model_save
         if current is True or (current == "auto" and setup.config.consumer == "accelerate"):
             continue
+        key = next((k for k in GATHER_KEYS if k in zero), None)
         save = setup.facts.saves[0]
         consequence = {
-            "save_16bit_model": "engine.save_16bit_model() saves nothing (it logs that the weights were not gathered and returns False)",
-            "save_fp16_model": "engine.save_fp16_model() saves nothing",
-            "trainer.save_model": "the HF Trainer's save_model() writes no consolidated weights, only a ZeRO checkpoint to convert with zero_to_fp32.py (older versions wrote weight files of a few hundred KB)",
-            "accelerator.get_state_dict": "accelerator.get_state_dict() raises ValueError for ZeRO-3 without the gather",
+            "save_16bit_model": "save_16bit_model() saves nothing",
+            "save_fp16_model": "save_fp16_model() saves nothing",
+            "trainer.save_model": "save_model() writes no weights",
+            "accelerator.get_state_dict": "get_state_dict() raises ValueError",
         }[save.what]
         zero_node = doc.node(("zero_optimization",))
         fix = None
@@ -251,13 +229,11 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
                 fix = make_fix("edits", "set stage3_gather_16bit_weights_on_model_save to true", Applicability.UNSAFE,
                                edits=(edit,))
         target = zero_node.children[key].span if key else (zero_node.key_span or zero_node.span)
-        why = ("'auto' here is filled by Accelerate only, not by the HF Trainer, so it becomes false"
-               if current == "auto" else f"{key or 'stage3_gather_16bit_weights_on_model_save'} is "
-               f"{'false' if key else 'not set (default false)'}")
+        why = (f"'auto' {key} (false under the HF Trainer)" if current == "auto" else
+               f"{key} false" if key else "no stage3_gather_16bit_weights_on_model_save")
         yield Report(target,
-                     f"ZeRO stage 3 with {why}: {consequence} ({setup.script_path}:{save.span.start.row}). Set "
-                     f"\"stage3_gather_16bit_weights_on_model_save\": true (it gathers the full weights on rank 0 at "
-                     f"save time), or save a ZeRO checkpoint and convert it with zero_to_fp32.py.",
+                     f"ZeRO-3 with {why}: {consequence} ({file_label(setup.script_path, 20)}:{save.span.start.row}); "
+                     "set it to true",
                      path=setup.config.path, fix=fix,
                      related=[(setup.script_path, save.span, "saves 16-bit weights")])
 
@@ -272,13 +248,12 @@ def scheduler_overrides_hf_trainer(ctx: SetupContext) -> Iterator[Report]:
         if node is None or not isinstance(node.value, dict):
             continue
         kind = node.value.get("type")
-        asked = (f"TrainingArguments(lr_scheduler_type={setup.facts.hf_lr_scheduler!r}) is ignored"
-                 if setup.facts.hf_lr_scheduler else "--lr_scheduler_type and the Trainer's own schedule are ignored")
-        flat = (", and a WarmupLR keeps the learning rate flat after warm-up"
-                if isinstance(kind, str) and kind.lower() == "warmuplr" else "")
+        asked = (f"lr_scheduler_type={short(repr(setup.facts.hf_lr_scheduler), 24)}" if setup.facts.hf_lr_scheduler
+                 else "lr_scheduler_type")
+        flat = ", flat after warm-up" if isinstance(kind, str) and kind.lower() == "warmuplr" else ""
         yield Report(node.key_span or node.span,
-                     f"this config's scheduler ({kind!r}) replaces the HF Trainer's: {asked}{flat}. Remove the section "
-                     f"to use the Trainer's scheduler, or keep it on purpose.", path=setup.config.path)
+                     f"this config's scheduler ({short(repr(kind), 20)}{flat}) overrides the HF Trainer's {asked}; "
+                     "remove the section to use the Trainer's", path=setup.config.path)
 
 
 @setup_rule("DSL615", "config-not-json-for-json-load", severity=Severity.ERROR)
@@ -297,9 +272,8 @@ def config_not_json_for_json_load(ctx: SetupContext) -> Iterator[Report]:
         reader = {"hf": "the HF Trainer", "accelerate": "Accelerate", "lightning": "Lightning's DeepSpeedStrategy",
                   "fabric": "Lightning's DeepSpeedStrategy"}[consumer]
         yield Report(span,
-                     f"{reader} loads this config with json.load, which rejects it here (JSONDecodeError: "
-                     f"{message}); DeepSpeed alone would accept it (hjson). Remove the comments and trailing "
-                     f"commas (a \"_comment\" key is the usual way to annotate).", path=setup.config.path,
+                     f"{reader} reads this config with json.load, which fails here ({short(message, 40)}); remove the "
+                     "comments and trailing commas", path=setup.config.path,
                      related=setup.launch_related("reads the config") if setup.command is not None else [])
 
 
@@ -314,10 +288,8 @@ def accumulation_in_lightning_config(ctx: SetupContext) -> Iterator[Report]:
         if node is None:
             continue
         yield Report(node.pair_span or node.span,
-                     "the Lightning Trainer sets gradient_accumulation_steps from Trainer(accumulate_grad_batches=...) "
-                     "and raises MisconfigurationException ('Do not set gradient_accumulation_steps in the DeepSpeed "
-                     "config') when the config has it. Remove it (and train_batch_size, which then no longer adds up) "
-                     "and pass accumulate_grad_batches to the Trainer.", path=setup.config.path)
+                     "Lightning raises MisconfigurationException on gradient_accumulation_steps in the DeepSpeed "
+                     "config; remove it and use Trainer(accumulate_grad_batches=...)", path=setup.config.path)
 
 
 # -- HF Trainer: concrete config values that disagree with TrainingArguments -------------------------
@@ -471,12 +443,14 @@ def hf_args_config_mismatch(ctx: SetupContext) -> Iterator[Report]:
             seen.add((setup.config.path, dotted))
             fix = None
             if doc.strict and readers.get(setup.config.path) == {"hf"}:
-                fix = make_fix("edits", f'set "{dotted}" to "auto" (the HF Trainer fills it from TrainingArguments)',
+                fix = make_fix("edits", f'set "{short(dotted, 48)}" to "auto" (the HF Trainer fills it)',
                                Applicability.UNSAFE, edits=(replace_value_edit(doc, node, '"auto"'),))
             site_span = _training_args_for(setup)[0].span
             related = [(setup.script_path, span, f"TrainingArguments: {note}") for span, note in spans] or \
                 [(setup.script_path, site_span, f"TrainingArguments leaves {shown}")]
+            given = f'"{short(dotted, 36)}": {short(json.dumps(node.value), 12)}'
+            tail = ', so the HF Trainer stops at train(); use "auto"'
+            budget = 158 - len(given) - len(tail) - len(" but TrainingArguments has ")
             yield Report(node.pair_span or node.span,
-                         f'"{dotted}": {json.dumps(node.value)} but TrainingArguments has {shown}: the HF Trainer '
-                         f'stops at train() ("ds {dotted}={node.value} vs hf {hf_key}={expected}"); use "auto"',
+                         f"{given} but TrainingArguments has {short(shown, max(budget, 24))}{tail}",
                          path=setup.config.path, fix=fix, related=related)

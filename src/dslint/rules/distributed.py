@@ -19,7 +19,7 @@ from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_a
 from ..model import Applicability, Severity
 from ..sources.names import dotted, root_name
 from .context import PythonContext, SetupContext
-from .registry import Report, decider, program_check, python_rule
+from .registry import Report, decider, program_check, python_rule, file_label, short
 
 _EVAL_WORDS = re.compile(r"val|eval|test|infer|predict|generat|score|bench", re.IGNORECASE)
 
@@ -119,9 +119,8 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
             params.update(loader=loader, loop_row=head.start.row, loop_column=head.start.column, variable=variable)
         elif epoch_loop is not None:
             params = None  # a fix without set_epoch would trade this bug for DSL302
-        yield Report(site.node, f"this DataLoader has no DistributedSampler while the script {why}: every rank "
-                     "iterates over the whole dataset (duplicated batches, no speed-up); pass "
-                     "sampler=DistributedSampler(dataset)",
+        yield Report(site.node, "this DataLoader has no DistributedSampler in a data-parallel script, so every rank "
+                     "reads all the data; pass sampler=DistributedSampler(dataset)",
                      fix=make_fix("add-distributed-sampler", "Use sampler=DistributedSampler(dataset) (drops shuffle=)",
                                   Applicability.UNSAFE, **params) if params else None,
                      needs=("plain-data-parallel-program", ()))
@@ -153,8 +152,8 @@ def _loader_factory_calls(ctx: PythonContext, why: str) -> Iterator[Report]:
         if star:
             continue
         keywords = tuple(k.arg for k in site.node.keywords)
-        yield Report(site.node, f"{callee}() builds this DataLoader without a DistributedSampler while the script {why}: "
-                     "every rank iterates over the whole dataset; pass it a DistributedSampler",
+        yield Report(site.node, f"{short(callee, 24)}() builds a DataLoader with no DistributedSampler, so every rank "
+                     "reads all the data; pass it a DistributedSampler",
                      needs=("loader-factory-without-sampler", (("callee", callee), ("keywords", keywords),
                                                               ("positional", positional))))
 
@@ -179,18 +178,17 @@ def _decide_loader_factory(finding, project, params):
     function = symbol.function if symbol is not None else None
     if function is None or function.loader_sampler is None:
         return None
-    where = f" ({symbol.path}:{function.loader_row})"
+    at = f" ({file_label(symbol.path, 24)}:{function.loader_row})"
     if function.loader_sampler == "none":
-        return replace(finding, message=finding.message.replace("() builds", f"(){where} builds", 1))
+        return replace(finding, message=finding.message.replace("() builds", f"(){at} builds", 1))
     if not function.loader_sampler.startswith("param:"):
         return None
     param = function.loader_sampler.split(":", 1)[1]
     bound = param in params["keywords"] or (param in function.params and function.params.index(param) < params["positional"])
     if bound or function.defaults.get(param, "required") is not None:
         return None
-    return replace(finding, message=f"{params['callee']}(){where} takes its sampler from `{param}=`, which this call "
-                   "leaves at None: every rank iterates over the whole dataset; pass "
-                   f"{param}=DistributedSampler(dataset)")
+    return replace(finding, message=f"{short(params['callee'], 24)}(){at} gets no `{short(param, 12)}=` here, so "
+                   f"every rank reads all the data; pass {short(param, 12)}=DistributedSampler(dataset)")
 
 
 @codemod_fixer("add-distributed-sampler")
@@ -258,11 +256,12 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         fix = None
         if variable:
             body_span = facts.lines.span_of_node(epoch_loop)
-            fix = make_fix("insert-set-epoch", f"Call {sampler}.set_epoch({variable}) at the start of each epoch",
+            fix = make_fix("insert-set-epoch", f"Call {short(sampler, 32)}.set_epoch({short(variable, 20)}) at the start "
+                           "of each epoch",
                            Applicability.SAFE, row=body_span.start.row, column=body_span.start.column,
                            sampler=sampler, variable=variable)
-        yield Report(site.node, f"{sampler}.set_epoch(epoch) is never called: DistributedSampler shuffles with the same "
-                     f"seed every epoch (line {epoch_loop.lineno} loops over epochs), so every epoch sees the same order",
+        yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
+                     f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch",
                      fix=fix)
 
 
@@ -338,12 +337,13 @@ def sampler_epoch_loop_in_another_module(ctx: SetupContext) -> Iterator[Report]:
                 stored = symbol.klass.init_stores[param] if symbol.klass is not None else param
                 fix = None
                 if counter:
-                    fix = make_fix("insert-set-epoch", f"Call {stored}.sampler.set_epoch({counter}) at the start of each epoch",
+                    fix = make_fix("insert-set-epoch", f"Call {short(stored, 28)}.sampler.set_epoch({short(counter, 20)}) "
+                                   "at the start of each epoch",
                                    Applicability.SAFE, row=span.start.row, column=span.start.column,
                                    sampler=f"{stored}.sampler", variable=counter)
-                yield Report(span, f"the loader from {caller}:{argument.loader_row} has a shuffling DistributedSampler "
-                             "and this epoch loop never calls set_epoch: every epoch repeats the same order; call "
-                             f"{stored}.sampler.set_epoch(epoch) at the start of each epoch", fix=fix, path=symbol.path)
+                yield Report(span, f"this epoch loop never calls {short(stored, 24)}.sampler.set_epoch(epoch) (loader "
+                             f"from {file_label(caller, 20)}:{argument.loader_row}), so every epoch repeats one "
+                             "order; add the call", fix=fix, path=symbol.path)
 
 
 def _set_epoch_statement(sampler: str, variable: str, config):
@@ -496,8 +496,8 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
             continue
         wrapper = dotted(owner)
         span = facts.lines.span_of_node(node.func)
-        yield Report(node.func, f"{ast.unparse(node.func)}(...) in a training step skips DDP's forward, which prepares "
-                     f"the gradient all-reduce, so ranks can drift apart; call {wrapper}(...) instead",
+        yield Report(node.func, f"{short(ast.unparse(node.func), 30)}(...) in a training step skips DDP's forward and "
+                     f"its gradient all-reduce; call {short(wrapper, 24)}(...) instead",
                      fix=make_fix("call-ddp-wrapper", f"Call {wrapper}(...) instead", Applicability.UNSAFE,
                                   row=span.start.row, column=span.start.column, end_row=span.end.row,
                                   end_column=span.end.column, owner=wrapper))
@@ -575,9 +575,9 @@ def ddp_for_inference(ctx: PythonContext) -> Iterator[Report]:
         hops = _inference_hops(facts, model, wrapper, strict)
         if hops is None or not (hops or engine):
             continue
-        why = "a deepspeed.init_inference model" if engine else "a model used only through .module for inference"
-        yield Report(call, f"DistributedDataParallel around {why} only costs gradient buckets and a weight "
-                     "broadcast; use the model directly and shard the inputs per rank",
+        why = "a deepspeed.init_inference model" if engine else "a model used only for inference"
+        yield Report(call, f"DistributedDataParallel around {why} only costs memory and a weight broadcast; use the "
+                     "model directly",
                      fix=_remove_wrapper_fix(facts, model, wrapper, hops))
 
 
@@ -681,7 +681,7 @@ def ddp_inside_deepspeed(ctx: PythonContext) -> Iterator[Report]:
         if wrapper is None:
             continue
         yield Report(arg, f"the model given to {what} is already wrapped in {_WRAPPERS[model.resolve(wrapper.func)]} "
-                     f"(line {wrapper.lineno}), so {framework} reduces the gradients a second time; pass the plain model")
+                     f"(line {wrapper.lineno}), so gradients are reduced twice; pass the plain model")
 
 
 # -- DSL307 ----------------------------------------------------------------------------------
@@ -704,9 +704,8 @@ def lightning_module_wraps_ddp(ctx: PythonContext) -> Iterator[Report]:
     classes = _lightning_module_classes(model, facts)
     for site in sites:
         if site.ctx.class_ in classes and site.ctx.function is not None and model.resolve(site.node.func) == site.qualname:
-            yield Report(site.node, f"{names[site.qualname]} inside the LightningModule {site.ctx.class_.name}: the "
-                         "Trainer's strategy already starts the process group and wraps the module; choose the "
-                         "strategy on the Trainer")
+            yield Report(site.node, f"{names[site.qualname]} inside LightningModule {short(site.ctx.class_.name, 20)}, "
+                         "whose Trainer strategy already does this; choose the strategy on the Trainer")
 
 
 # -- DSL308 ----------------------------------------------------------------------------------
@@ -762,8 +761,8 @@ def deepspeed_engine_bypass(ctx: PythonContext) -> Iterator[Report]:
 
 def _engine_step_report(facts: ScriptFacts, site: CallSite, engine: str, optimizer: str) -> Report:
     span = facts.lines.span_of_node(site.node)
-    return Report(site.node, f"{optimizer}.step() steps DeepSpeed's optimizer behind the engine's back (no accumulation "
-                  f"boundary, clipping or ZeRO bookkeeping); call {engine}.step() instead",
+    return Report(site.node, f"{short(optimizer, 24)}.step() steps DeepSpeed's optimizer behind the engine's back; "
+                  f"call {short(engine, 24)}.step() instead",
                   fix=make_fix("engine-step", f"Use {engine}.step()", Applicability.UNSAFE, row=span.start.row,
                                column=span.start.column, engine=engine, optimizer=optimizer))
 
@@ -775,8 +774,9 @@ def _engine_backward_report(facts: ScriptFacts, site: CallSite, engine: str, los
         span = facts.lines.span_of_node(site.node)
         fix = make_fix("engine-backward", f"Use {engine}.backward({loss})", Applicability.UNSAFE,
                        row=span.start.row, column=span.start.column, engine=engine, loss=loss)
-    return Report(site.node, f"{loss}.backward() on the output of the DeepSpeed engine '{engine}', which never steps: "
-                  f"nothing reduces or partitions the gradients; use {engine}.backward({loss}) and {engine}.step()",
+    engine, loss = short(engine, 20), short(loss, 16)
+    return Report(site.node, f"{loss}.backward() bypasses the DeepSpeed engine '{engine}', so nothing reduces the "
+                  f"gradients; use {engine}.backward({loss}) and {engine}.step()",
                   fix=fix)
 
 
@@ -841,5 +841,4 @@ def distributed_sampler_with_accelerate(ctx: PythonContext) -> Iterator[Report]:
             if sampler is None or not _call_to(model, model.value_of(sampler), DISTRIBUTED_SAMPLER):
                 continue
             yield Report(sampler, f"this DataLoader already has a DistributedSampler and {site.attr}() (line "
-                         f"{site.node.lineno}) shards it again, so each rank sees 1/N² of the data; use shuffle=True "
-                         "and let Accelerate shard it")
+                         f"{site.node.lineno}) shards it again (1/N² of the data per rank); use shuffle=True instead")

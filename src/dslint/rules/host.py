@@ -5,7 +5,8 @@ ZeRO-Offload runs the optimizer step on the CPU (DeepSpeedCPUAdam's `#pragma omp
 so its speed is set by how many OpenMP threads each rank gets, and that depends on the
 launcher: torchrun and accelerate export OMP_NUM_THREADS=1 when it is unset, the deepspeed
 launcher leaves every rank free to use every core unless --bind_cores_to_rank, Lightning's own
-launcher sets cores // processes. Measured numbers: research/gpu-probe.md (2 x H200, 32 cores).
+launcher sets cores // processes. Measured numbers: research/gpu-probe.md (2 x H200, 32 cores) and
+rules/DSL201.md, DSL202.md (messages stay one line; the numbers live in the documents).
 """
 from __future__ import annotations
 
@@ -18,34 +19,26 @@ from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
 from ..facts.values import constant
 from .context import PythonContext, SetupContext
-from .registry import Report, python_rule, setup_rule
-
-MEASURED_OVERSUBSCRIBED = ("measured with ZeRO-2 offload + DeepSpeedCPUAdam on 2 x H200 and 32 cores: 0.40–0.43 s "
-                           "per step unbound against 0.34–0.36 s with --bind_cores_to_rank (1.15–1.20x slower; the "
-                           "optimizer step alone 1.22–1.28x)")
-MEASURED_STARVED = ("measured with ZeRO-2 offload + DeepSpeedCPUAdam on 2 x H200 and 32 cores: 1.32 s per step with "
-                    "torchrun's OMP_NUM_THREADS=1 against 0.36 s with 16 threads per rank (3.7x slower; 2 GPUs "
-                    "slower than 1)")
-MEASURED_LIGHTNING_TORCHRUN = "Lightning under torchrun measured 1.11 s per step against 0.64 s under Lightning's own launch"
+from .config_schema import effective
+from .registry import Report, python_rule, setup_rule, file_label, short
 
 
-def cpu_optimizer_work(setup: TrainingSetup) -> Optional[str]:
-    """Why this setup runs optimizer work on the CPU, or None."""
-    opt_device, param_device = setup.offload_devices()
-    where = setup.config.path or setup.config.from_strategy or setup.config.ref_path or "the DeepSpeed config"
-    if opt_device in ("cpu", "nvme"):
-        return f"ZeRO-Offload (offload_optimizer.device = {opt_device!r} in {where})"
+def cpu_optimizer_work(setup: TrainingSetup, settings) -> Optional[str]:
+    """Why this setup runs optimizer work on the CPU (a few words for a message), or None.
+
+    The offload is read as DeepSpeed reads it (dsconfig_schema.effective_config): the legacy
+    `"cpu_offload": true` offloads the optimizer too, as DSL605 says."""
+    config = setup.config.path or setup.config.from_strategy or setup.config.ref_path
+    read = effective(setup.config_value, settings)
+    if read is not None and read.zero_stage in (1, 2, 3) and read.offload_optimizer_device in ("cpu", "nvme"):
+        return f"ZeRO-Offload ({file_label(config, 24)})" if config else "ZeRO-Offload"
     if setup.facts.cpu_optimizer:
-        return f"a DeepSpeed CPU optimizer (DeepSpeedCPUAdam & co. in {setup.script_path})"
+        return f"a DeepSpeed CPU optimizer ({file_label(setup.script_path, 24)})"
     return None
 
 
 def _threads_set_in_script(setup: TrainingSetup) -> bool:
     return "OMP_NUM_THREADS" in setup.facts.env_sets or setup.facts.sets_num_threads
-
-
-def _ranks_text(setup: TrainingSetup) -> str:
-    return f"{setup.procs_per_node} ranks per node"
 
 
 @setup_rule("DSL201", "cpu-offload-oversubscribed", fix=Applicability.UNSAFE)
@@ -58,7 +51,7 @@ def cpu_offload_oversubscribed(ctx: SetupContext) -> Iterator[Report]:
             continue
         if command.omp_num_threads_set or _threads_set_in_script(setup) or not (setup.procs_per_node or 0) > 1:
             continue
-        work = cpu_optimizer_work(setup)
+        work = cpu_optimizer_work(setup, ctx.settings)
         if work is None:
             continue
         launcher = command.launcher("deepspeed")
@@ -67,12 +60,9 @@ def cpu_offload_oversubscribed(ctx: SetupContext) -> Iterator[Report]:
                        Applicability.UNSAFE,
                        edits=((launcher.span.start_offset, launcher.span.end_offset, original + " --bind_cores_to_rank",
                                original),))
-        cores = f" on {ctx.settings.cpu_cores} cores" if ctx.settings.cpu_cores else ""
         yield Report(launcher.span,
-                     f"{work} with {_ranks_text(setup)}{cores}, started by the deepspeed launcher without "
-                     f"--bind_cores_to_rank and with OMP_NUM_THREADS unset: each rank's CPU Adam uses every core, "
-                     f"so the ranks oversubscribe the CPU ({MEASURED_OVERSUBSCRIBED}). Add --bind_cores_to_rank "
-                     f"(needs numactl) or export OMP_NUM_THREADS = cores / ranks per node.",
+                     f"{work} with {setup.procs_per_node} ranks per node, each using every core (no "
+                     "--bind_cores_to_rank, no OMP_NUM_THREADS); add --bind_cores_to_rank",
                      path=setup.launch_path, fix=fix)
     yield from _threads_times_ranks_above_cores(ctx)
 
@@ -88,16 +78,15 @@ def _threads_times_ranks_above_cores(ctx: SetupContext) -> Iterator[Report]:
         n = setup.procs_per_node
         if env is None or not (threads or "").isdigit() or not (n or 0) > 1 or _threads_set_in_script(setup):
             continue
-        cores, where = node_cores(setup, ctx.settings.cpu_cores)
+        cores, _ = node_cores(setup, ctx.settings.cpu_cores)
         if not cores or int(threads) * n <= cores:
             continue
-        work = cpu_optimizer_work(setup)
+        work = cpu_optimizer_work(setup, ctx.settings)
         if work is None:
             continue
         yield Report(env.span,
-                     f"{work} with {_ranks_text(setup)}, each given OMP_NUM_THREADS={threads}: {int(threads) * n} "
-                     f"OpenMP threads for {cores} cores ({where}), so the ranks' CPU Adam steps oversubscribe the "
-                     f"CPU ({MEASURED_OVERSUBSCRIBED}). Give each rank {max(1, cores // n)} threads.",
+                     f"{work}: {n} ranks x OMP_NUM_THREADS={short(threads, 6)} is {int(threads) * n} threads for "
+                     f"{cores} cores; give each rank {max(1, cores // n)} threads",
                      path=setup.launch_path)
 
 
@@ -119,16 +108,14 @@ def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
             # accelerate's own model: its DeepSpeed launcher runs torchrun (which sets 1), the others export
             # --num_cpu_threads_per_process (default: the inherited value, else 1).
             one_thread = accelerate.omp_by_launcher and accelerate.omp_num_threads == "1"
-            why = accelerate.omp_source
         else:
             one_thread = not command.omp_num_threads_set and command.omp_num_threads_by_launcher == "1"
-            why = f"{setup.spawner_kind} sets OMP_NUM_THREADS=1 in every rank when it is unset"
         if not one_thread or _threads_set_in_script(setup):
             continue
         n = setup.procs_per_node
         if not (n or 0) > 1:
             continue
-        work = cpu_optimizer_work(setup)
+        work = cpu_optimizer_work(setup, ctx.settings)
         if work is None:
             continue
         cores = ctx.settings.cpu_cores
@@ -138,7 +125,6 @@ def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
             start = command.span.start_offset
             fix = make_fix("edits", f"prefix the launch line with OMP_NUM_THREADS={value}", Applicability.UNSAFE,
                            edits=((start, start, f"OMP_NUM_THREADS={value} ", ""),))
-        extra = f"; {MEASURED_LIGHTNING_TORCHRUN}" if setup.lightning is not None else ""
         launcher = command.launcher(setup.spawner_kind) or command.launchers[0]
         related = []
         if accelerate is not None and accelerate.config is not None:
@@ -146,8 +132,8 @@ def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
             if span is not None:
                 related.append((accelerate.config.path, span, "the optimizer offload"))
         yield Report(launcher.span,
-                     f"{work} with {_ranks_text(setup)}, but {why}: the CPU optimizer runs on one core per rank "
-                     f"({MEASURED_STARVED}{extra}). Set OMP_NUM_THREADS to the cores per rank on the launch line.",
+                     f"{work}: {setup.spawner_kind} sets OMP_NUM_THREADS=1 in its {n} ranks per node, starving the CPU "
+                     "optimizer; set it to the cores per rank",
                      path=setup.launch_path, fix=fix, related=related)
     yield from _explicit_one_thread(ctx)
 
@@ -165,13 +151,12 @@ def _explicit_one_thread(ctx: SetupContext) -> Iterator[Report]:
         cores = ctx.settings.cpu_cores
         if not (n or 0) > 1 or (cores and cores // n <= 1):
             continue  # one core per rank is all the node has
-        work = cpu_optimizer_work(setup)
+        work = cpu_optimizer_work(setup, ctx.settings)
         if work is None:
             continue
         yield Report(env.span,
-                     f"{work} with {_ranks_text(setup)}, but OMP_NUM_THREADS=1 is set for every rank here: the CPU "
-                     f"optimizer runs on one core per rank ({MEASURED_STARVED}). Give each rank its share of the "
-                     "cores instead.", path=setup.launch_path)
+                     f"{work}: OMP_NUM_THREADS=1 here starves the CPU optimizer of its {n} ranks per node; give each "
+                     "rank its share of the cores", path=setup.launch_path)
 
 
 # -- Lightning offload strategies leave pin_memory off ----------------------------------------------
@@ -216,17 +201,15 @@ def offload_without_pinned_memory(ctx: PythonContext) -> Iterator[Report]:
                            f"{'offload_parameters=True, ' if params else ''}pin_memory=True)",
                            Applicability.UNSAFE, row=string.lineno, column=string.col_offset + 1,
                            stage=stage, params=params, module=_strategy_module(ctx, site.qualname))
-        yield Report(strategy, f"strategy={string.value!r} offloads with pin_memory=False, so host-device copies "
-                     "go through pageable memory (2.0x slower steps measured); use DeepSpeedStrategy(..., "
-                     "pin_memory=True)", fix=fix)
+        yield Report(strategy, f"strategy={short(repr(string.value), 30)} offloads without pinned memory, so offload "
+                     "copies are slow; use DeepSpeedStrategy(..., pin_memory=True)", fix=fix)
     for site in _resolved_calls(ctx.facts, model, _STRATEGY_CLASSES):
         if not _offloads_unpinned(model, site.node):
             continue
         fix = make_fix("add-keyword", "add pin_memory=True", Applicability.UNSAFE,
                        row=site.node.lineno, column=site.node.col_offset + 1, keyword="pin_memory", value="True")
-        yield Report(site.node, "DeepSpeedStrategy offloads with pin_memory=False (its default), so host-device copies "
-                     "go through pageable memory (2.0x slower steps measured); add pin_memory=True unless host RAM "
-                     "is tight", fix=fix)
+        yield Report(site.node, "DeepSpeedStrategy offloads with pin_memory=False (its default), so offload copies "
+                     "are slow; add pin_memory=True unless host RAM is tight", fix=fix)
 
 
 def _resolved_calls(facts, model, qualnames: tuple) -> Iterator:
@@ -289,22 +272,21 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
         n = setup.procs_per_node
         if not (n or 0) > 1:
             continue
-        cores, where = node_cores(setup, ctx.settings.cpu_cores)
+        cores, _ = node_cores(setup, ctx.settings.cpu_cores)
         for workers in setup.facts.loader_workers:
             key = (setup.script_path, workers.span.start_offset)
             if key not in most or most[key][1] < n:
-                most[key] = (workers, n, setup.script_path, cores, where)
-    for workers, n, script, cores, where in most.values():
+                most[key] = (workers, n, setup.script_path, cores)
+    for workers, n, script, cores in most.values():
         value = workers.value if workers.value is not None else _class_default(ctx.project, script, workers)
         if workers.per_machine:
             yield Report(workers.span,
-                         f"num_workers sized from the machine's CPU count, in each of {n} ranks per node: "
-                         f"{n} x cores worker processes compete for the cores. Size it per rank: "
-                         f"len(os.sched_getaffinity(0)) // {n} - 1.", path=script)
+                         f"num_workers follows the machine's CPU count in each of {n} ranks per node; size it per "
+                         f"rank: len(os.sched_getaffinity(0)) // {n} - 1", path=script)
         elif cores and value is not None and value * n > cores:
             yield Report(workers.span,
-                         f"num_workers={value} in each of {n} ranks per node is {value * n} worker processes for "
-                         f"{cores} cores ({where}). Use at most {max(1, cores // n - 1)} per rank.", path=script)
+                         f"num_workers={value} in each of {n} ranks per node is {value * n} workers for {cores} "
+                         f"cores; use at most {max(1, cores // n - 1)} per rank", path=script)
 
 
 def _class_default(project, script: str, workers) -> Optional[int]:
@@ -331,9 +313,8 @@ def bind_cores_ignored_multinode(ctx: SetupContext) -> Iterator[Report]:
             if not multinode:
                 continue
             option = launcher.options["bind_cores_to_rank"]
+            runner_name = short(runner.value if runner else "pdsh", 12)
             yield Report(option.name_span,
-                         f"--bind_cores_to_rank on a multi-node launch ({'--hostfile' if 'hostfile' in launcher.options else '--num_nodes'}) "
-                         f"is not passed on by the {(runner.value if runner else 'pdsh')} runner (only --launcher impi binds): "
-                         f"every rank runs unbound with OMP_NUM_THREADS unset. Set OMP_NUM_THREADS (and affinity) "
-                         f"per node yourself, e.g. in the environment the runner exports (.deepspeed_env).",
+                         f"the {runner_name} runner does not pass --bind_cores_to_rank to other nodes, so ranks run "
+                         "unbound; set OMP_NUM_THREADS per node (e.g. in .deepspeed_env)",
                          path=launch_path)

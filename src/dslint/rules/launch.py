@@ -12,14 +12,10 @@ from typing import Iterator
 
 from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, lightning_position, link_setups
 from ..model import Severity
+from ..sources.launchers import LAUNCHERS, PER_NODE_KINDS, torch_spawner
 from ..facts.program import is_test_module
 from .context import SetupContext
-from .registry import Report, setup_rule
-
-
-def _launch_text(setup: TrainingSetup) -> str:
-    command = setup.command
-    return f"{setup.launch_path}:{command.span.start.row} ({' -> '.join(lc.word for lc in command.launchers)})"
+from .registry import Report, setup_rule, file_label, short
 
 
 def _started(setup: TrainingSetup) -> str:
@@ -27,14 +23,12 @@ def _started(setup: TrainingSetup) -> str:
         return f"{setup.procs_per_node} processes per node"
     if setup.world_size is not None:
         return f"{setup.world_size} processes"
-    return "one process per GPU"
+    return "processes"
 
 
 def _product(setup: TrainingSetup, nprocs) -> str:
     outer = setup.procs_per_node or setup.world_size
-    if outer and nprocs:
-        return f"{outer} x {nprocs} = {outer * nprocs}"
-    return "launcher x spawn"
+    return f"{outer} x {nprocs} = {outer * nprocs}" if outer and nprocs else "launcher x spawn"
 
 
 @setup_rule("DSL701", "double-launch", severity=Severity.ERROR)
@@ -49,11 +43,9 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
             if not many or spawn.conditional:
                 continue  # `if "LOCAL_RANK" not in os.environ: mp.spawn(...)` serves both launches
             yield Report(spawn.span,
-                         f"{_launch_text(setup)} already starts {_started(setup)}, and each of them calls "
-                         f"{spawn.what}{f'(nprocs={spawn.nprocs})' if spawn.nprocs else ''}: the job runs "
-                         f"{_product(setup, spawn.nprocs)} processes in several worlds on the "
-                         f"same GPUs. Use one spawner: start the script with plain python, or drop the in-script spawn "
-                         f"and read RANK/LOCAL_RANK/WORLD_SIZE from the launcher.",
+                         f"{short(spawn.what.rsplit('.', 1)[-1], 16)}() here runs in each of the {_started(setup)} "
+                         f"{short(setup.spawner_kind, 24)} starts ({_product(setup, spawn.nprocs)} processes in several "
+                         "worlds); use one spawner",
                          path=setup.script_path, related=setup.launch_related("the outside launcher"))
         yield from _launcher_per_srun_task(ctx, setup)
         site = setup.lightning
@@ -64,26 +56,19 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
             continue
         environment = site.cluster_environment
         if environment == "LightningEnvironment" and setup.spawner_kind in ("srun", "mpirun"):
-            why = (f"the plugins force LightningEnvironment, which spawns {devices - 1} more processes per task "
-                   f"because {setup.spawner_kind} sets no LOCAL_RANK")
+            why = "LightningEnvironment is forced"
         elif environment is None and lightning_joins_launcher(setup) is False:
-            if setup.spawner_kind == "mpirun":
-                why = ("Lightning recognises an MPI world only when mpi4py is installed (MPIEnvironment.detect); "
-                       f"otherwise every MPI rank, having no LOCAL_RANK, spawns {devices - 1} more")
-            else:
-                why = ("the SLURM job is named 'bash'/'interactive', so Lightning ignores SLURM and every task "
-                       f"spawns {devices - 1} more")
+            why = "it needs mpi4py to join MPI" if setup.spawner_kind == "mpirun" else "the job is named 'bash'"
         else:
             continue
         path, span = lightning_position(setup, "devices")
         yield Report(span,
-                     f"{_launch_text(setup)} starts {_started(setup)} and this {site.kind.title()}(devices={site.devices!r}) "
-                     f"starts its own: {why}. Each GPU then carries several worlds (measured: 2 worlds on 2 x H200 ran "
-                     f"2.4x slower each). Launch with plain python, or with torchrun/srun under a normal job name.",
+                     f"this {site.kind.title()}(devices={short(repr(site.devices), 10)}) spawns {devices - 1} more "
+                     f"processes in each {short(setup.spawner_kind, 24)} rank ({why}); use plain python or torchrun",
                      path=path, related=setup.launch_related("the outside launcher"))
 
 
-_PER_NODE_LAUNCHERS = ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning")
+_PER_NODE_LAUNCHERS = PER_NODE_KINDS
 _NODE_RANK_OPTIONS = ("node_rank", "machine_rank")
 
 
@@ -109,11 +94,10 @@ def _launcher_per_srun_task(ctx: SetupContext, setup: TrainingSetup) -> Iterator
     directive = getattr(getattr(launch, "sbatch", None), "ntasks_per_node", None)
     span = option.span if option is not None else directive.span if directive is not None else command.span
     ranks = f"{per_node} ranks" if per_node else "its own ranks"
-    same = f", and all {tasks} claim the same {node_rank.name} {node_rank.raw_value}" if node_rank else ""
+    same = f", all as one {short(node_rank.name, 16)}" if node_rank else ""
     yield Report(span,
-                 f"{tasks} Slurm tasks per node each run {spawner.word} ({_launch_text(setup)}), a per-node launcher "
-                 f"that starts {ranks} on the node{same}: several worlds share the GPUs or the rendezvous fails. "
-                 f"Use --ntasks-per-node=1 with a per-node launcher.",
+                 f"{tasks} Slurm tasks per node each run {short(spawner.word, 20)}, which starts {ranks}{same}, so "
+                 "several worlds share the GPUs; use --ntasks-per-node=1",
                  path=setup.launch_path)
 
 
@@ -123,7 +107,7 @@ def _given(setup: TrainingSetup, key: str, value) -> str:
     if cli is None:
         return f"{key}={value!r}"
     found = cli.where(key)
-    return f"trainer.{key}: {value!r} ({found[0] if found else 'the default: no config sets it'})"
+    return f"trainer.{key}: {short(repr(value), 10)} ({file_label(found[0], 32) if found else 'the default'})"
 
 
 @setup_rule("DSL702", "launcher-framework-mismatch", severity=Severity.ERROR)
@@ -142,7 +126,7 @@ def launcher_framework_mismatch(ctx: SetupContext) -> Iterator[Report]:
         nodes = command.nnodes if setup.spawner_kind != "srun" else (command.srun.nodes if command.srun else None)
         problems, keys = [], []
         if devices is not None and site.devices_given and per_node is not None and devices != per_node:
-            problems.append(f"{_given(setup, 'devices', site.devices)} but the launcher starts {per_node} processes per node")
+            problems.append(f"{_given(setup, 'devices', site.devices)} but the launcher starts {per_node} per node")
             keys.append("devices")
         if site.num_nodes is not None and nodes is not None and site.num_nodes != nodes:
             problems.append(f"{_given(setup, 'num_nodes', site.num_nodes)} but the launcher runs on {nodes} nodes")
@@ -150,17 +134,10 @@ def launcher_framework_mismatch(ctx: SetupContext) -> Iterator[Report]:
         if not problems:
             continue
         path, span = lightning_position(setup, *keys)
-        consequence = {
-            "torchrun": "Lightning's TorchElastic environment raises ValueError (devices x num_nodes != WORLD_SIZE)",
-            "torch.distributed.launch": "Lightning's TorchElastic environment raises ValueError",
-            "srun": "Lightning's SLURM environment raises ValueError at start-up",
-        }.get(setup.spawner_kind, "the ranks disagree on the world size and the job hangs at initialisation")
-        advice = ("set trainer.devices and trainer.num_nodes in the config to what the launcher starts"
-                  if setup.lightning_cli is not None else
-                  "devices=int(os.environ['LOCAL_WORLD_SIZE']) and num_nodes from the launcher")
-        yield Report(span,
-                     f"{'; '.join(problems)} ({_launch_text(setup)}): {consequence}. Make them agree, e.g. "
-                     f"{advice}.",
+        consequence = ("Lightning raises ValueError at start-up"
+                       if setup.spawner_kind in ("torchrun", "torch.distributed.launch", "srun") else
+                       "the ranks hang at start-up")
+        yield Report(span, f"{short('; '.join(problems), 96)}, so {consequence}; make them agree",
                      path=path, related=setup.launch_related("the launcher"))
 
 
@@ -173,10 +150,8 @@ def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
             continue  # unit tests pin a distinct port per test on purpose (torchtitan's tests do)
         for port in facts.ports:
             yield Report(port.span,
-                         f"rendezvous port {port.port} is fixed in the script ({port.how}): a second job on the same "
-                         f"node fails with 'Address already in use' (or joins the wrong world). Let the launcher pick "
-                         f"it (torchrun --rdzv-endpoint/--master_port from the job), or "
-                         f"os.environ.setdefault('MASTER_PORT', str(free_port)).", path=path)
+                         f"rendezvous port {short(port.port, 12)} is fixed in the script, so a second job on the node "
+                         "fails ('Address already in use'); let the launcher set MASTER_PORT", path=path)
     for path, launch in ctx.project.launches.items():
         sbatch = launch.sbatch
         if not sbatch.all or any(d.key == "exclusive" for d in sbatch.all):
@@ -184,17 +159,16 @@ def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
         for command in launch.commands:
             if command.master_port is None:
                 continue
-            spawner = next((lc for lc in reversed(command.launchers) if lc.kind in
-                            ("torchrun", "torch.distributed.launch", "deepspeed", "accelerate", "lightning")), None)
+            spawner = torch_spawner(command.launchers)
             if spawner is None:
                 continue
-            option = next((o for o in spawner.option_list if o.key in ("master_port", "main_process_port", "main_port")), None)
+            option = next((o for o in spawner.option_list if o.key in LAUNCHERS[spawner.kind].port_options), None)
             if option is None or (command.nnodes or 1) > 1:
                 continue
             yield Report(option.span,
-                         f"a fixed rendezvous port ({command.master_port}) in a batch job that does not ask for "
-                         f"--exclusive nodes: two such jobs scheduled on one node collide ('Address already in use'). "
-                         f"Derive it from the job, e.g. --master_port $((10000 + SLURM_JOB_ID % 50000)).", path=path)
+                         f"fixed rendezvous port {short(command.master_port, 12)} in a batch job without --exclusive, "
+                         "so two jobs on one node collide; derive it from the job, e.g. "
+                         "$((10000 + SLURM_JOB_ID % 50000))", path=path)
 
 
 # Frameworks that find the Slurm task's local rank themselves (Lightning's SLURMEnvironment reads
@@ -220,7 +194,6 @@ def srun_task_reads_torchrun_env(ctx: SetupContext) -> Iterator[Report]:
                 continue
             names = "/".join(index.keys)
             yield Report(index.read_span,
-                         f"{_launch_text(setup)} starts {tasks} Slurm tasks per node, and srun sets SLURM_LOCALID, not "
-                         f"{names}: every task of a node selects cuda:{index.unset_index} (NCCL 'Duplicate GPU "
-                         f"detected'). Take the GPU from os.environ['SLURM_LOCALID'], or start the script with torchrun.",
+                         f"srun sets SLURM_LOCALID, not {short(names, 24)}, so all {tasks} tasks of a node select "
+                         f"cuda:{index.unset_index}; read os.environ['SLURM_LOCALID'] or start the script with torchrun",
                          path=setup.script_path, related=setup.launch_related("srun starts the tasks"))

@@ -21,7 +21,7 @@ from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from .context import PythonContext
-from .registry import Report, python_rule
+from .registry import Report, python_rule, short
 
 # -- which model an expression is ------------------------------------------------------------------
 
@@ -133,8 +133,8 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
     if torch_name and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fix = make_fix("decorate-no-grad", f"Decorate {function.name}() with @{torch_name}.no_grad()",
                        Applicability.UNSAFE, row=function.lineno, name=function.name, torch=torch_name)
-    return Report(forwards[0], f"{function.name}() evaluates {ast.unparse(target)} with autograd on, so every forward "
-                  "keeps its activations for a backward that never comes; run it under torch.no_grad()", fix=fix)
+    return Report(forwards[0], f"{short(function.name, 24)}() evaluates {short(ast.unparse(target), 24)} with autograd "
+                  "on, so every forward keeps its activations; run it under torch.no_grad()", fix=fix)
 
 
 def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> Optional[Report]:
@@ -149,8 +149,8 @@ def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> 
                 and not autograd_off(facts, s.node)]
     if not forwards:
         return None
-    return Report(forwards[0], f"the script runs {ast.unparse(target)} in eval mode with autograd on, so every forward "
-                  "keeps its activations for a backward that never comes; wrap it in `with torch.inference_mode():`")
+    return Report(forwards[0], f"the script runs {short(ast.unparse(target), 24)} in eval mode with autograd on, so "
+                  "every forward keeps its activations; wrap it in `with torch.inference_mode():`")
 
 
 def _wants_grad(model: SemanticModel, function: ast.AST, calls: list[ast.Call]) -> bool:
@@ -223,8 +223,7 @@ def ds_inference_workspace_unbounded(ctx: PythonContext) -> Iterator[Report]:
         inject = settings.get("replace_with_kernel_inject", settings.get("kernel_inject"))
         if constant(model, inject) is True:
             yield Report(site.node, f"kernel injection without max_out_tokens: at batch {batch} DeepSpeed's workspace "
-                         "takes all free GPU memory but ~0.5 GB and the next allocation runs out; pass "
-                         "max_out_tokens=<prompt + new tokens>")
+                         "takes nearly all GPU memory; pass max_out_tokens=<prompt + new tokens>")
 
 
 def _largest_batch_size(facts: ScriptFacts, model: SemanticModel) -> Optional[int]:
@@ -303,10 +302,10 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
             continue
         name, eval_call = ast.unparse(target), before[0].node
         span = facts.lines.span_of_node(eval_call)
-        yield Report(site.node, f"{name} is only in eval mode (line {eval_call.lineno}), yet "
-                     f"{site.ctx.function.name}() runs it with autograd on and records its graph; freeze it "
-                     "(.requires_grad_(False)) or call it under torch.no_grad()",
-                     fix=make_fix("freeze-eval-model", f"Freeze {name}: .eval().requires_grad_(False)",
+        yield Report(site.node, f"{short(name, 24)} is only in eval mode (line {eval_call.lineno}), yet "
+                     f"{short(site.ctx.function.name, 24)}() records its graph; freeze it (.requires_grad_(False)) "
+                     "or call it under torch.no_grad()",
+                     fix=make_fix("freeze-eval-model", f"Freeze {short(name, 40)}: .eval().requires_grad_(False)",
                                   Applicability.UNSAFE, row=span.start.row, column=span.start.column,
                                   end_row=span.end.row, end_column=span.end.column))
 

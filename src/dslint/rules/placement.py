@@ -20,7 +20,7 @@ from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from .context import PythonContext
-from .registry import Report, decider, python_rule
+from .registry import Report, decider, python_rule, file_label, short
 
 
 _CUDA_INDEX = re.compile(r"^cuda:\d+$")
@@ -58,15 +58,14 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         return
     if _cvd_set_per_rank(ctx):
         return
-    why = dist.multiprocess_evidence[0].what
     facts = ctx.facts
     for site in facts.calls_to("torch.cuda.set_device"):
         index = literal(site.argument(0, "device"))
         if isinstance(index, int) or (isinstance(index, str) and _CUDA_INDEX.match(index)):
             if not _conditional(ctx, site.node):
-                yield Report(site.node, f"every rank selects GPU {index}: the script {why}, so all its processes "
-                             "share one GPU; use the local rank (int(os.environ['LOCAL_RANK']))")
-    yield from _devices_from_class_defaults(ctx, why)
+                yield Report(site.node, f"every rank selects GPU {short(index, 12)}; use the local rank: "
+                             "torch.cuda.set_device(local_rank)")
+    yield from _devices_from_class_defaults(ctx)
     if dist.framework_places_devices:
         return  # the framework moves models and batches; a literal there is its business
     for site in facts.calls_to("torch.nn.parallel.DistributedDataParallel"):
@@ -74,7 +73,7 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         value = literal(ids)
         if isinstance(value, (list, tuple)) and value and all(isinstance(v, int) for v in value):
             if not _conditional(ctx, site.node):
-                yield Report(ids, f"device_ids={value!r} puts every rank's replica on the same GPU; "
+                yield Report(ids, f"device_ids={short(value, 16)} puts every rank's replica on the same GPU; "
                              "use device_ids=[local_rank]")
     for site in facts.method_calls("cuda"):
         if site.node.args and isinstance(literal(site.node.args[0]), int) and not _conditional(ctx, site.node):
@@ -85,7 +84,7 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         device = fixed_cuda_device(site.node)
         if device and not _read_only_query(ctx, site.node) and not _conditional(ctx, site.node):
             reported.add(id(site.node))
-            yield Report(site.node, f"{device} is the same GPU on every rank (the script {why}); "
+            yield Report(site.node, f"{short(device, 16)} is the same GPU on every rank of this multi-process script; "
                          "use torch.device('cuda', local_rank)")
     for site in facts.method_calls("to") + [s for s in facts.calls if s.qualname and s.qualname.startswith("torch.")
                                            and s.qualname != "torch.device" and not s.qualname.startswith("torch.cuda.")]:
@@ -99,7 +98,7 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             continue
         device = fixed_cuda_device(arg, integers=site.attr == "to")
         if device and not _conditional(ctx, site.node):
-            yield Report(arg, f"'{device}' is the same GPU on every rank (the script {why}); "
+            yield Report(arg, f"'{short(device, 16)}' is the same GPU on every rank of this multi-process script; "
                          "use torch.device('cuda', local_rank)")
 
 
@@ -116,7 +115,8 @@ def _device_arguments(facts) -> Iterator[tuple[ast.AST, object]]:
                 yield arg, site
 
 
-def _devices_from_class_defaults(ctx: PythonContext, why: str) -> Iterator[Report]:
+def _devices_from_class_defaults(ctx: PythonContext) -> Iterator[Report]:
+
     """`torch.device(cfg.device)` where `cfg` is a config object whose `device` field keeps its
     class default (a dataclass of experiment defaults, maybe in another module)."""
     facts = ctx.facts
@@ -138,10 +138,10 @@ def _devices_from_class_defaults(ctx: PythonContext, why: str) -> Iterator[Repor
         if found.local:
             device = fixed_cuda_device(class_field_default(model, klass, found.field))
             if device:
-                yield Report(value, f"{klass}.{found.field} defaults to '{device}', the same GPU on every rank (the "
-                             f"script {why}); derive it from the local rank")
+                yield Report(value, f"{short(klass + '.' + found.field)} defaults to '{short(device, 16)}', the same "
+                             "GPU on every rank; derive it from the local rank")
         else:
-            yield Report(value, f"{klass}.{found.field} is the same GPU on every rank (the script {why}); derive it "
+            yield Report(value, f"{short(klass + '.' + found.field)} is the same GPU on every rank; derive it "
                          "from the local rank", needs=("class-default-is-fixed-device",
                                                        (("klass", klass), ("field", found.field))))
 
@@ -153,8 +153,9 @@ def _decide_class_default(finding, project, params):
     device = fixed_cuda_device(ast.Constant(default)) if isinstance(default, (str, int)) and not isinstance(default, bool) else None
     if device is None or not isinstance(default, str):
         return None
-    return replace(finding, message=f"{params['klass']}.{params['field']} defaults to '{device}' ({symbol.path}:"
-                   f"{symbol.klass.row}), the same GPU on every rank; derive it from the local rank")
+    return replace(finding, message=f"{short(params['klass'] + '.' + params['field'])} defaults to "
+                   f"'{short(device, 16)}' ({file_label(symbol.path)}:{symbol.klass.row}), the same GPU on every rank; "
+                   "derive it from the local rank")
 
 
 _READ_ONLY_QUERIES = ("get_device_properties", "get_device_name", "get_device_capability", "mem_get_info",
@@ -185,8 +186,9 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
         function = site.ctx.function
         unreferenced = getattr(function, "name", None) if site.ctx.class_ is None and function is not None and \
             not _referenced_here(ctx, function) else None
-        yield Report(site.node, "torch.load without map_location puts the checkpoint's tensors on the GPU that saved "
-                     "them (cuda:0) in every rank: extra memory on GPU 0 or OOM",
+        yield Report(site.node, "torch.load without map_location puts the tensors on the GPU that saved them (cuda:0) "
+                     "in every rank; pass map_location=\"cpu\"",
+
                      fix=make_fix("add-map-location", 'Add map_location="cpu"', Applicability.SAFE,
                                   row=span.start.row, column=span.start.column),
                      needs=("several-ranks", (("unreferenced", unreferenced),)))
@@ -338,10 +340,8 @@ def global_rank_as_device(ctx: PythonContext) -> Iterator[Report]:
         source = _global_rank_source(model, index)
         if source is None:
             continue
-        yield Report(index, f"the GPU index here comes from {source}, the global rank: on a second node it is "
-                     "larger than the GPU count ('invalid device ordinal'), and under mpirun/SLURM without "
-                     "LOCAL_RANK it does not match the GPU the rank should own; use the local rank "
-                     "(int(os.environ['LOCAL_RANK']) or rank % torch.cuda.device_count())")
+        yield Report(index, f"the GPU index is the global rank ({short(source)}), too large on a second node; "
+                     "use the local rank: int(os.environ['LOCAL_RANK'])")
 
 
 # -- DSL104 ----------------------------------------------------------------------------------
@@ -408,17 +408,13 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
         if nccl is False or (nccl is None and unindexed is None and not fsdp and not pinned):
             continue
         if pinned and unindexed is None and not fsdp:
-            symptom = (f"the DataLoader on line {pinned[0].node.lineno} pins memory, which creates a CUDA context "
-                       "on cuda:0 in every rank")
+            symptom = f"the pinned DataLoader on line {pinned[0].node.lineno} creates a CUDA context on cuda:0 in every rank"
         elif fsdp:
-            symptom = (f"FullyShardedDataParallel on line {fsdp[0].node.lineno} has no device_id, so every rank "
-                       "computes on torch.cuda.current_device(), cuda:0")
+            symptom = f"FSDP on line {fsdp[0].node.lineno} (no device_id) computes on cuda:0 in every rank"
         elif unindexed is not None:
-            symptom = (f"'{cuda_touch(unindexed, facts)}' on line {unindexed.node.lineno} then lands on cuda:0 in every "
-                       "rank (NCCL: 'Duplicate GPU detected'; otherwise GPU 0 runs out of memory)")
+            symptom = f"'{short(cuda_touch(unindexed, facts), 24)}' on line {unindexed.node.lineno} lands on cuda:0 in every rank"
         else:
-            symptom = (f"dist.barrier() on line {barriers[0].node.lineno} has to guess the GPU ('devices used by this "
-                       "process are currently unknown') and may hang")
+            symptom = f"dist.barrier() on line {barriers[0].node.lineno} has to guess the GPU and may hang"
         fix = None
         local_rank = _local_rank_in_scope(facts, site)
         statement = statement_of(facts, site.node)
@@ -426,9 +422,8 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
             fix = make_fix("insert-set-device", f"Call torch.cuda.set_device({local_rank}) before init_process_group",
                            Applicability.UNSAFE, row=statement.lineno, column=statement.col_offset + 1,
                            local_rank=local_rank)
-        yield Report(site.node, "NCCL process group started but no rank selects its GPU (no torch.cuda.set_device, "
-                     f"no device_id=): {symptom}; call torch.cuda.set_device(local_rank) first, or pass "
-                     "device_id=torch.device('cuda', local_rank)", fix=fix,
+        yield Report(site.node, f"no rank selects its GPU: {symptom}; call torch.cuda.set_device(local_rank) before "
+                     "init_process_group", fix=fix,
                      needs=("no-device-selection-in-program", ()))
 
 
@@ -488,9 +483,8 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
             if id(node) in seen:
                 continue
             seen.add(id(node))
-            yield Report(node, f"{why} runs before torch.cuda.set_device on line {sd.node.lineno}: every rank creates a "
-                         "CUDA context (and puts these tensors) on cuda:0 first — GPU 0 fills with every rank's "
-                         "context; select the device first")
+            yield Report(node, f"{short(why)} runs before torch.cuda.set_device (line {sd.node.lineno}), so every rank "
+                         "puts a CUDA context on cuda:0; select the device first")
 
 
 # -- DSL106 ----------------------------------------------------------------------------------
@@ -524,17 +518,15 @@ def cuda_visible_devices_in_script(ctx: PythonContext) -> Iterator[Report]:
         if earlier is None and where.function is not None and import_time_inits:
             earlier = (import_time_inits[0][0].node, import_time_inits[0][1])
         if earlier is not None:
-            yield Report(node, f"CUDA_VISIBLE_DEVICES is set after {earlier[1]} on line {earlier[0].lineno} started CUDA: "
-                         "the device list is already fixed, so this has no effect and the process uses the GPUs it "
-                         "saw first; set it in the launch command or before anything touches CUDA")
+            yield Report(node, f"CUDA_VISIBLE_DEVICES is set after {short(earlier[1], 32)} (line {earlier[0].lineno}) "
+                         "started CUDA, so it has no effect; set it in the launch command")
             continue
         device = literal(value)
         if isinstance(device, (str, int)) and str(device).strip().isdigit() and ctx.dist.is_multiprocess \
                 and not _conditional(ctx, node) and not where.guards:
-            yield Report(node, f"CUDA_VISIBLE_DEVICES={str(device).strip()} in a script that runs as several processes "
-                         f"(it {ctx.dist.multiprocess_evidence[0].what}): every rank sees only GPU {str(device).strip()} — "
-                         "they all share it, and local ranks above 0 fail with 'invalid device ordinal'; let the "
-                         "launcher choose the GPUs")
+            yield Report(node, f"CUDA_VISIBLE_DEVICES={short(str(device).strip(), 8)} gives every rank of this "
+                         "multi-process script the same GPU; let the launcher choose the GPUs")
+
 
 
 # -- DSL107 ----------------------------------------------------------------------------------
@@ -555,12 +547,12 @@ def _fork_sites(facts: ScriptFacts) -> Iterator[tuple[CallSite, str, ast.AST]]:
                      for s in facts.method_calls(attr) if s.receiver == owner and s.ctx.function is site.ctx.function]
             if later:
                 point = max(later, key=lambda n: (n.lineno, n.col_offset))
-        yield site, f'strategy="{name}" (forks the processes)', point
+        yield site, f'strategy="{name}"', point
     for site in facts.calls_to(START_PROCESSES):
         if literal(site.keyword("start_method")) == "fork":
             yield site, 'start_processes(start_method="fork")', site.node
     for site in facts.calls_to(NOTEBOOK_LAUNCHER):
-        yield site, "accelerate.notebook_launcher (forks the processes)", site.node
+        yield site, "accelerate.notebook_launcher", site.node
 
 
 def _assigned_to(facts: ScriptFacts, site: CallSite) -> Optional[str]:
@@ -588,10 +580,10 @@ def fork_after_cuda(ctx: PythonContext) -> Iterator[Report]:
                 earlier = (touches[0][0].node, touches[0][1])
         if earlier is None:
             continue
-        yield Report(site.node, f"{what} after {earlier[1]} on line {earlier[0].lineno} initialised CUDA in the parent: "
-                     "forked children fail with 'Cannot re-initialize CUDA in forked subprocess'; keep the parent "
-                     "CUDA-free (let the strategy move the model) or use a spawn-based start",
+        yield Report(site.node, f"{short(what, 36)} forks after {short(earlier[1], 20)} (line {earlier[0].lineno}) "
+                     "started CUDA, so the children cannot use CUDA; keep the parent CUDA-free or use spawn",
                      related=[])
+
 
 
 # -- DSL108 and the spawner facts ------------------------------------------------------------
@@ -674,10 +666,10 @@ def _needs_outside_launcher(facts: ScriptFacts, spawner: CallSite) -> Optional[t
         if env_read_key(semantic_model(facts), node) == "LOCAL_RANK" and unconditional(where) and (
                 (where.function is spawner.ctx.function and _before(node, spawner.node))
                 or (where.at_import_time and not under_main_guard(where))):
-            return node, 'reads os.environ["LOCAL_RANK"] (set only by an outside launcher)'
+            return node, 'reads os.environ["LOCAL_RANK"]'
     for site in facts.calls_to(INIT_PG):
         if unconditional(site.ctx) and site.ctx.function is spawner.ctx.function and _before(site.node, spawner.node):
-            return site.node, "already calls init_process_group in the process that spawns"
+            return site.node, "calls init_process_group before spawning"
     return None
 
 
@@ -692,7 +684,5 @@ def spawn_under_launcher(ctx: PythonContext) -> Iterator[Report]:
         if found is None:
             continue
         node, what = found
-        yield Report(site.node, f"this script {what} on line {node.lineno} and also starts its own processes here: "
-                     "each process the launcher starts spawns its own set, so the GPUs hold several worlds "
-                     "(k processes per GPU, each world k times slower); use one launcher — drop the spawn call "
-                     "under torchrun, or drop the launcher")
+        yield Report(site.node, f"this script {what} (line {node.lineno}) as under a launcher, yet spawns its own "
+                     "processes; drop the spawn or the launcher")

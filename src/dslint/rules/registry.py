@@ -70,6 +70,20 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
+def short(text: object, limit: int = 40) -> str:
+    """A variable part of a message (a condition, a key, a value) cut to `limit` characters, so
+    that a message stays one terminal line however long the user's code is."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def file_label(path: object, limit: int = 28) -> str:
+    """A file named in a message: its path when that is short (`utils/dist.py`), else its base name."""
+    text = str(path).replace("\\", "/").rstrip("/")
+    text = text[2:] if text.startswith("./") else text
+    return text if len(text) <= limit else short(text.rsplit("/", 1)[-1], limit)
+
+
 def _register(kind: str, code: str, name: str, severity: Severity, fix: Optional[Applicability]):
     def decorator(func):
         if code in RULES:
@@ -123,9 +137,10 @@ def decider(name: str):
     return decorator
 
 
-def declare(code: str, name: str, *, kind: str = "engine", severity: Severity = Severity.ERROR) -> None:
-    """A code emitted by the engine itself (syntax errors, unreadable files, rule crashes)."""
-    RULES[code] = Rule(code=code, name=name, kind=kind, check=lambda ctx: (), severity=severity)
+def declare(code: str, name: str, *, kind: str = "engine", severity: Severity = Severity.ERROR,
+            fix: Optional[Applicability] = None) -> None:
+    """A code emitted by the engine itself (syntax errors, unreadable files, rule crashes, unused noqa)."""
+    RULES[code] = Rule(code=code, name=name, kind=kind, check=lambda ctx: (), severity=severity, fix=fix)
 
 
 def all_rules() -> dict[str, Rule]:

@@ -1,0 +1,13 @@
+"""`--output-format json-lines`: one JSON object per finding per line, the `json` format's fields."""
+from __future__ import annotations
+
+import json
+from typing import TextIO
+
+from ..model import Finding
+from .json_format import finding_to_dict
+
+
+def render_json_lines(findings: list[Finding], out: TextIO, source) -> None:
+    for f in findings:
+        out.write(json.dumps(finding_to_dict(f, source)) + "\n")
