@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from dslint import engine, fixes
+from dslint.engine import checkers, project, results
 from dslint.dsconfig_schema import suggest, validate
 from dslint.dsconfig_schema.keyindex import locations
 from dslint.dsconfig_schema.versions import resolve_version
@@ -43,14 +44,14 @@ def rows(result) -> list[tuple]:
 def test_a_crash_while_linting_one_file_is_one_internal_error_and_the_others_are_reported(tmp_path, monkeypatch):
     (tmp_path / "bad.py").write_text(TRAIN)
     (tmp_path / "good.py").write_text(TRAIN)
-    real = engine._check_python
+    real = checkers.check_python
 
     def crashing(source, text, settings):
         if source.path.endswith("bad.py"):
             raise RuntimeError("boom\nsecond line")
         return real(source, text, settings)
 
-    monkeypatch.setattr(engine, "_check_python", crashing)
+    monkeypatch.setattr(checkers, "check_python", crashing)
     result = check(tmp_path)
     assert rows(result) == [("bad.py", "DSL003", 1, 1), ("good.py", "DSL102", 5, 9)]
     message = next(f.message for f in result.findings if f.code == "DSL003")
@@ -61,21 +62,21 @@ def test_a_crash_while_linting_one_file_is_one_internal_error_and_the_others_are
 def test_a_crash_while_reading_one_file_is_one_internal_error(tmp_path, monkeypatch):
     (tmp_path / "bad.py").write_text(TRAIN)
     (tmp_path / "good.py").write_text(TRAIN)
-    real = engine.read_text
+    real = checkers.read_text
 
     def crashing(source, *args, **kwargs):
         if source.path.endswith("bad.py"):
             raise MemoryError()
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "read_text", crashing)
+    monkeypatch.setattr(checkers, "read_text", crashing)
     assert rows(check(tmp_path)) == [("bad.py", "DSL003", 1, 1), ("good.py", "DSL102", 5, 9)]
 
 
 def test_a_crashing_setup_rule_is_one_internal_error_and_the_other_setup_rules_still_run(tmp_path, monkeypatch):
     (tmp_path / "train.py").write_text(TRAIN)
-    real = engine._rules_of
-    whole = engine._whole_file()
+    real = checkers.rules_of
+    whole = results._whole_file()
 
     def broken(ctx):
         yield from ()
@@ -89,7 +90,7 @@ def test_a_crashing_setup_rule_is_one_internal_error_and_the_other_setup_rules_s
             return [Rule("DSL604", "broken", "setup", broken), Rule("DSL604", "working", "setup", working)]
         return real(kind, settings)
 
-    monkeypatch.setattr(engine, "_rules_of", rules_of)
+    monkeypatch.setattr(project, "rules_of", rules_of)  # the project phase's view of the rules
     result = check(tmp_path)
     codes = [f.code for f in result.findings]
     assert codes.count("DSL003") == 1 and "DSL604" in codes and "DSL102" in codes

@@ -7,7 +7,7 @@ import weakref
 
 import pytest
 
-from dslint.engine import _drop_caches
+from dslint.engine import drop_caches as _drop_caches
 from dslint.facts.bindings import SemanticModel, iter_scopes, semantic_model
 from dslint.facts.script import build_script_facts
 

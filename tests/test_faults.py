@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from dslint import engine
+from dslint.engine import cache, fixloop, parallel
 from dslint.settings import Settings
 
 BAD = """import torch
@@ -79,13 +80,13 @@ def tmpfs(tmp_path):
 
 def _edit_before_write(monkeypatch, action):
     """Run `action(path)` on each file right before `fix` replaces it (after reading and fixing)."""
-    original = engine.replace_if_unchanged
+    original = fixloop.replace_if_unchanged
 
     def patched(path, data, before):
         action(Path(path))
         return original(path, data, before)
 
-    monkeypatch.setattr(engine, "replace_if_unchanged", patched)
+    monkeypatch.setattr(fixloop, "replace_if_unchanged", patched)
 
 
 def test_fix_skips_a_file_edited_between_read_and_write(tmp_path, monkeypatch):
@@ -477,7 +478,7 @@ def test_a_wrongly_structured_cache_is_rebuilt(tmp_path, make):
     assert [(f.path, f.code, f.span.start.row) for f in again.findings] == first == [("train.py", "DSL102", 4)]
     assert not again.internal_error and not again.errors
     entries = pickle.loads(saved.read_bytes())  # rebuilt and saved again
-    assert isinstance(entries, dict) and engine._valid_entries(entries)
+    assert isinstance(entries, dict) and cache.valid_entries(entries)
 
 
 # -- 16. the cache key hashes the bytes that were linted ----------------------------------------
@@ -485,15 +486,15 @@ def test_a_wrongly_structured_cache_is_rebuilt(tmp_path, make):
 def test_a_file_edited_between_hash_and_lint_does_not_poison_the_cache(tmp_path, monkeypatch):
     path = tmp_path / "train.py"
     path.write_text(BAD)
-    original = engine.check_file
+    original = parallel.check_file
 
     def edit_then_check(source, *args, **kwargs):
         path.write_text(FIXED)  # saved right after dslint hashed the file
         return original(source, *args, **kwargs)
 
-    monkeypatch.setattr(engine, "check_file", edit_then_check)
+    monkeypatch.setattr(parallel, "check_file", edit_then_check)
     check_in(tmp_path)
-    monkeypatch.setattr(engine, "check_file", original)
+    monkeypatch.setattr(parallel, "check_file", original)
     path.write_text(BAD)  # back to the content that was hashed (an undo, a checkout)
     cached = check_in(tmp_path)
     assert [f.code for f in cached.findings] == [f.code for f in check_in(tmp_path, use_cache=False).findings] == ["DSL102"]

@@ -10,7 +10,7 @@ import io
 import tokenize
 from typing import Optional
 
-from .suppression import NOQA_LINE
+from .engine.suppression import NOQA_LINE
 from .model import Edit
 from .textpos import LineIndex
 

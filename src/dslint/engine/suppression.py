@@ -18,9 +18,9 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .fixes import edit, fixer, make_fix
-from .model import Applicability, Finding
-from .textpos import LineIndex
+from ..fixes import edit, fixer, make_fix
+from ..model import Applicability, Finding
+from ..textpos import LineIndex
 
 # A `# noqa:` list may mix other linters' codes with ours (`# noqa: E501, DSL101`), as ruff and flake8 allow.
 NOQA_LINE = re.compile(r"#[ \t]*noqa[ \t]*:[ \t]*(?P<codes>[A-Z]+\d+(?:[ \t]*,[ \t]*[A-Z]+\d+)*)", re.IGNORECASE)
@@ -109,7 +109,7 @@ def _judged(code: str, rules: dict, project_codes: set) -> bool:
 
 def unused_noqa(results: list, findings: list[Finding], used: set, settings, overlay: Optional[dict]) -> list[Finding]:
     """DSL004 findings: one per comment, naming its unknown or unused DSL codes."""
-    from .rules.registry import PROGRAM_CHECKS, RULES
+    from ..rules.registry import PROGRAM_CHECKS, RULES
 
     out: list[Finding] = []
     broken = {f.path for f in findings if f.code in ENGINE_CODES}
@@ -139,7 +139,7 @@ def _report(result, stale: dict, overlay: Optional[dict]) -> list[Finding]:
     text = _text_of(result, overlay)
     if text is None:
         return []
-    from .rules.registry import RULES
+    from ..rules.registry import RULES
 
     lines = LineIndex(text)
     out = []
@@ -186,7 +186,7 @@ def _text_of(result, overlay: Optional[dict]) -> Optional[str]:
 
 def _comment_match(line: str, kind: str):
     """The line's `# noqa:` list that is a comment (in Python: not text inside a string)."""
-    from .lsp_noqa import _noqa_list
+    from ..lsp_noqa import _noqa_list
 
     return _noqa_list(line.rstrip("\r"), kind)
 

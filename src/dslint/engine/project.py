@@ -1,0 +1,175 @@
+"""The project phase: plain modules a checked module imports, launched scripts, the linked
+project, setup rules, program checks and the deciders of contextual findings."""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Optional
+
+from ..facts.setup import Project, input_digest
+from ..model import Finding, Span
+from ..rules.registry import RULES
+from ..settings import Settings
+from ..textpos import LineIndex
+from .checkers import PLAIN, PLAIN_MODULE_MAX_CHARS, check_python, plain_module, read_text, rules_of
+from .results import INTERNAL_ERROR, FileResult, engine_finding, to_finding
+
+if TYPE_CHECKING:
+    from .cache import ResultCache
+
+
+def summarise_imported_plain_modules(results: list[FileResult], settings: Settings,
+                                     cache: Optional["ResultCache"], overlay: Optional[dict] = None) -> None:
+    """Replace, in `results`, the plain files that a parsed module imports by their summaries
+    (a few rounds: a plain module may import another), resolving each import the way the
+    program layer will (facts/program.py), so a same-named module elsewhere is left alone."""
+    from ..facts.module_summary import ModuleExports
+    from ..facts.program import ProgramIndex
+
+    pending = {r.source.path: i for i, r in enumerate(results) if r.kind == PLAIN}
+    if not pending:
+        return
+    modules = {r.source.path: (r.summary.module if r.kind in ("python", "module") and r.summary is not None
+                               and r.summary.module is not None else ModuleExports())
+               for r in results if r.kind in ("python", "module", PLAIN)}
+    index = ProgramIndex(modules)
+    todo = [path for path, exports in modules.items() if exports.imports]
+    for _ in range(4):
+        wanted = set()
+        for path in todo:
+            for ref in modules[path].imports:
+                wanted.add(index.module_file(path, ref.module, ref.level))
+                for name, _ in ref.names:
+                    wanted.add(index.module_file(path, f"{ref.module}.{name}" if ref.module else name, ref.level))
+        found = [index.display[p] for p in wanted if p is not None and index.display.get(p) in pending]
+        if not found:
+            return
+        todo = []
+        for path in found:
+            i = pending.pop(path)
+            r = results[i]
+            results[i] = plain_module(r.source, settings, overlay)
+            results[i].cache_key = r.cache_key
+            # (cached only if the file still hashes to the key: it was read again after the key)
+            if (cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay)
+                    and cache.key(r.source) == r.cache_key):
+                cache.put(r.cache_key, results[i])
+            if results[i].summary is not None and results[i].summary.module is not None:
+                modules[path] = results[i].summary.module
+                todo.append(path)
+
+
+
+def read_launched_plain_scripts(project: Project, results: list[FileResult], settings: Settings,
+                                overlay: Optional[dict] = None) -> None:
+    """A script that a launch line starts is part of its setup even when the prefilter skipped it (no
+    framework words, e.g. a `tasks/main.py` that reaches torch only through project modules): check it
+    as a script and put it in `project`, in place of its plain result (not cached: the upgrade depends
+    on the launch files, not on the script's content)."""
+    from ..facts.link import launched_files
+
+    if not project.launches:
+        return
+    wanted = launched_files(project)
+    names = {path.name for path in wanted}
+    changed = False
+    for i, result in enumerate(results):
+        if result.kind not in (PLAIN, "module") or os.path.basename(result.source.path) not in names \
+                or Path(os.path.realpath(result.source.abspath)) not in wanted:
+            continue
+        text, _, _ = read_text(result.source, settings, overlay)
+        if text is None or len(text) > PLAIN_MODULE_MAX_CHARS:
+            continue
+        full = check_python(result.source, text, settings, prefilter=False)
+        if full.summary is None:
+            continue
+        full.cache_key = result.cache_key
+        results[i] = full
+        project.scripts[result.source.path] = full.summary
+        if full.summary.module is not None:
+            project.modules[result.source.path] = full.summary.module
+        changed = True
+    if changed:
+        project.__dict__.pop("_script_links", None)  # (they were resolved against the smaller table)
+
+
+
+def build_project(root: Path, results: list[FileResult]) -> Project:
+    project = Project(root=root)
+    for result in results:
+        path = result.source.path
+        if result.kind in ("python", "module") and result.summary is not None:
+            if result.kind == "python":
+                project.scripts[path] = result.summary
+            if result.summary.module is not None:
+                project.modules[path] = result.summary.module
+        elif result.kind == "dsconfig" and result.summary is not None:
+            project.configs[path] = result.summary
+            project.texts[path] = result.text
+        elif result.kind == "launch" and result.summary is not None:
+            project.launches[path] = result.summary
+            project.texts[path] = result.text
+    return project
+
+
+
+def run_setup_rules(project: Project, settings: Settings, candidates: Iterable[Finding] = ()) -> list[Finding]:
+    """The project phase: setup rules, the program checks of per-file rules, and the contextual
+    findings decided against the linked program."""
+    from ..rules.context import SetupContext
+    from ..rules.registry import DECIDERS, PROGRAM_CHECKS
+
+    ctx = SetupContext(project=project, settings=settings)
+    findings = []
+    checks = [(rule, rule.check) for rule in rules_of("setup", settings)]
+    checks += [(RULES[code], check) for code, funcs in PROGRAM_CHECKS.items() if settings.is_enabled(code)
+               for check in funcs]
+    for rule, check in checks:
+        try:
+            for report in check(ctx):
+                path = report.path or next(iter(project.scripts), "")
+                lines = None if isinstance(report.target, Span) else _lines_for(project, path)
+                findings.append(to_finding(rule, report, path, lines))
+        except Exception as error:
+            findings.append(engine_finding(INTERNAL_ERROR, str(project.root),
+                                            f"internal error in rule {rule.code} ({rule.name}): {type(error).__name__}: {error}"))
+    for candidate in candidates:
+        name, params = candidate.needs
+        try:
+            kept = DECIDERS[name](candidate, project, dict(params))
+        except Exception as error:
+            findings.append(engine_finding(INTERNAL_ERROR, candidate.path,
+                                            f"internal error deciding {candidate.code} ({name}): {type(error).__name__}: {error}"))
+            continue
+        if kept is not None:
+            findings.append(replace(kept, needs=None))  # (the candidate may sit in a cache)
+    return findings
+
+
+
+def _lines_for(project: Project, path: str) -> Optional[LineIndex]:
+    text = project.texts.get(path)
+    return LineIndex(text) if text is not None else None
+
+
+
+def setup_findings(root: Path, project: Project, results: list[FileResult], settings: Settings,
+                    cache: Optional[ResultCache]) -> list[Finding]:
+    """The setup rules' findings; from the cache when exactly the same files were checked."""
+    key = None
+    if cache is not None and cache.path is not None:
+        digest = hashlib.blake2b(str(root).encode(), digest_size=16)
+        for result in results:
+            digest.update((result.cache_key or f"uncached:{result.source.abspath}:{id(result)}").encode())
+        key = f"\0setup\0{digest.hexdigest()}"
+        cached = cache.get(key)
+        # (findings, the other files the project phase read and their digests then)
+        if isinstance(cached, tuple) and all(input_digest(path) == seen for path, seen in cached[1].items()):
+            return cached[0]
+    candidates = [f for r in results for f in r.findings if f.needs is not None]
+    findings = run_setup_rules(project, settings, candidates)
+    if key is not None:
+        cache.put(key, (findings, dict(project.inputs)))
+    return findings
