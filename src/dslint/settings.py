@@ -16,6 +16,7 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .model import UsageError
+from .similarity import edit_distance
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -270,26 +271,11 @@ def nearest(wanted: str, codes: list[str], n: int = 2) -> list[str]:
     pool = sorted({c[:len(wanted)] for c in codes}) if 3 < len(wanted) < 6 else codes
     scored = []
     for code in pool:
-        distance = _edit_distance(wanted, code)
+        distance = edit_distance(wanted, code)
         if distance <= 2:
             prefix = len(os.path.commonprefix([wanted, code]))
             scored.append((-prefix, distance, code))
     return [code for *_, code in sorted(scored)[:n]]
-
-
-def _edit_distance(a: str, b: str) -> int:
-    """Optimal string alignment distance (Levenshtein with adjacent transpositions)."""
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return previous[len(b)]
 
 
 def check_patterns(patterns: list, where: str) -> None:

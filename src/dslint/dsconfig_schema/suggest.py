@@ -15,24 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..similarity import edit_distance  # noqa: F401  (re-exported: the exact score of a candidate)
+
 CUTOFF = 0.8
 STAGE3_PREFIX = "stage3_"
 MAX_KEY_CHARS = 100  # DeepSpeed's longest key has 41; a longer one is not a typo of any
-
-
-def edit_distance(a: str, b: str) -> int:
-    """Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps."""
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return previous[len(b)]
 
 
 def distance_within(a: str, b: str, limit: int) -> int | None:

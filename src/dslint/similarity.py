@@ -1,0 +1,17 @@
+"""How far apart two names are: one edit distance for every did-you-mean (rule selectors, config keys)."""
+from __future__ import annotations
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal-string-alignment distance: insertions, deletions, substitutions, adjacent swaps."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[len(b)]
