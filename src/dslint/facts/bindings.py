@@ -355,10 +355,16 @@ class SemanticModel:
         parents = self._parents
         if parents is None:
             parents = self._parents = {}
-            for holder in ast.walk(self.tree):
-                for child in ast.iter_child_nodes(holder):
-                    if not isinstance(child, ast.expr_context):  # shared singletons
-                        parents[id(child)] = holder
+            # `ast.walk` + `ast.iter_child_nodes` (the same breadth-first order), without their generators.
+            AST, context = ast.AST, ast.expr_context
+            todo = [self.tree]
+            for holder in todo:
+                for name in holder._fields:
+                    value = getattr(holder, name, None)
+                    for child in (value if type(value) is list else (value,)):
+                        if isinstance(child, AST) and not isinstance(child, context):  # contexts: shared singletons
+                            parents[id(child)] = holder
+                            todo.append(child)
         return parents.get(id(node))
 
     # -- which binding reaches -----------------------------------------------------------------

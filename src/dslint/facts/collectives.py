@@ -15,7 +15,7 @@ from typing import Optional
 
 from ..sources.names import dotted
 from .conditions import RankGate, rank_gate
-from .script import CallSite, ScriptFacts, literal
+from .script import CallSite, Context, ScriptFacts, literal
 
 COLLECTIVE = "collective"
 CHECKPOINT = "checkpoint"
@@ -206,25 +206,25 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
         return cached
     facts._collective_functions = {}  # type: ignore[attr-defined]
     finder = CollectiveFinder(facts)
-    direct: list[tuple[ast.AST, Collective]] = []
+    direct: list[tuple[ast.AST, Collective, Context]] = []  # (node, collective, its context)
     for site in facts.calls:
         found = finder.classify(site)
         if found is not None:
-            direct.append((site.node, found))
-    for node, _ in (facts.of_type(ast.Attribute) if finder.uses_lightning else ()):
+            direct.append((site.node, found, site.ctx))
+    for node, where in (facts.of_type(ast.Attribute) if finder.uses_lightning else ()):
         found = finder.attribute_collective(node)
         if found is not None:
-            direct.append((node, found))
+            direct.append((node, found, where))
 
     gated: list[GatedCall] = []
     # helper key -> (collective, line) for helpers that reach a collective on every rank that calls them
     bearing: dict[str, tuple[Collective, int]] = {}
-    for node, found in direct:
-        gate = rank_gate(facts, node)
+    for node, found, where in direct:
+        gate = rank_gate(facts, node, where)
         if gate is not None and not _other_branch_matches(facts, node, gate, found, direct):
             gated.append(GatedCall(node, found, gate))
             continue
-        function = facts.context_of(node).function
+        function = where.function
         key = _function_key(facts, function) if function is not None else None
         if key and key not in bearing:
             bearing[key] = (found, node.lineno)
@@ -268,15 +268,15 @@ def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, fou
         other = gate.if_node.orelse if gate.in_body else gate.if_node.body
         other_ids = {id(n) for stmt in other for n in ast.walk(stmt)}
         name = found.label.rsplit(".", 1)[-1]
-        for candidate, other_found in direct:
+        for candidate, other_found, _ in direct:
             if id(candidate) in other_ids and (other_found.label.rsplit(".", 1)[-1] == name or other_found.kind == found.kind):
                 return True
     if found.label.rsplit(".", 1)[-1] in BARRIERS and _alone_in_branch(facts, node, gate):
         # `if local_rank not in [-1, 0]: barrier()` ... `if local_rank == 0: barrier()`: each rank waits once.
-        for candidate, other_found in direct:
+        for candidate, other_found, where in direct:
             if candidate is node or other_found.label.rsplit(".", 1)[-1] not in BARRIERS:
                 continue
-            other_gate = rank_gate(facts, candidate)
+            other_gate = rank_gate(facts, candidate, where)
             if other_gate is not None and other_gate.node is not gate.node and _alone_in_branch(facts, candidate, other_gate):
                 return True
     return False

@@ -124,6 +124,9 @@ def has_main_guard(tree: ast.Module) -> bool:
     return False
 
 
+_NOTHING_INSIDE = ((), (), (), ())  # what `inside` gives a function with no calls, loops, returns or assignments
+
+
 class _Summariser:
     def __init__(self, facts: ScriptFacts):
         from .bindings import semantic_model
@@ -134,7 +137,7 @@ class _Summariser:
         loaders = facts.calls_to(DATALOADER)
         self.builds_loaders = bool(loaders)  # else no function returns one
         # Names a DataLoader is assigned to: the only names worth following to one.
-        self.loader_names = {assigned_name(facts, site.node) for site in loaders}
+        self.loader_names = {assigned_name(facts, site.node, site.ctx) for site in loaders}
 
     # -- values ------------------------------------------------------------------------
     def loader_kind(self, expr: ast.AST) -> tuple[Optional[str], int]:
@@ -206,25 +209,23 @@ class _Summariser:
         context differs)."""
         if self._inside is None:
             index: dict = {}
-
-            def bucket(function):
-                found = index.get(id(function))
-                if found is None:
-                    found = index[id(function)] = ([], [], [], [])
-                return found
-
+            get = index.get
             for site in self.facts.calls:
-                bucket(site.ctx.function)[0].append(site)
-            for kind in (ast.For, ast.AsyncFor):
-                for loop, ctx in self.facts.of_type(kind):
-                    bucket(ctx.function)[1].append((loop, ctx))
-            for ret, ctx in self.facts.of_type(ast.Return):
-                if ret.value is not None:
-                    bucket(ctx.function)[2].append(ret)
-            for stmt, ctx in self.facts.of_type(ast.Assign):
-                bucket(ctx.function)[3].append(stmt)
+                found = get(id(site.ctx.function))
+                if found is None:
+                    found = index[id(site.ctx.function)] = ([], [], [], [])
+                found[0].append(site)
+            for part, entries in ((1, self.facts.of_type(ast.For)), (1, self.facts.of_type(ast.AsyncFor)),
+                                  (2, self.facts.of_type(ast.Return)), (3, self.facts.of_type(ast.Assign))):
+                for node, ctx in entries:
+                    if part == 2 and node.value is None:
+                        continue
+                    found = get(id(ctx.function))
+                    if found is None:
+                        found = index[id(ctx.function)] = ([], [], [], [])
+                    found[part].append((node, ctx) if part == 1 else node)
             self._inside = index
-        return self._inside.get(id(function), ([], [], [], []))
+        return self._inside.get(id(function), _NOTHING_INSIDE)
 
     def function(self, node: ast.AST) -> FunctionSummary:
         args = node.args

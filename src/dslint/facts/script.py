@@ -10,7 +10,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from ..sources.names import ImportTable, dotted
+from ..sources.names import ImportTable, attribute_chain, canonical, dotted
 from ..textpos import LineIndex
 
 
@@ -172,9 +172,10 @@ def epoch_counter(loop: Optional[ast.AST]) -> Optional[str]:
     return None
 
 
-def assigned_name(facts: "ScriptFacts", node: ast.AST) -> Optional[str]:
-    """The name a call's value is assigned to (`loader = DataLoader(...)` → `loader`)."""
-    ctx = facts.context_of(node)
+def assigned_name(facts: "ScriptFacts", node: ast.AST, ctx: Optional[Context] = None) -> Optional[str]:
+    """The name a call's value is assigned to (`loader = DataLoader(...)` → `loader`). `ctx`: the
+    node's context when the caller has it (a CallSite's), which spares building `context_of`'s index."""
+    ctx = ctx if ctx is not None else facts.context_of(node)
     parent = ctx.parent if ctx else None
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
@@ -235,6 +236,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
     imports = facts.imports
     nodes = facts.nodes
     calls: list[tuple[ast.Call, Context]] = []
+    assignments = facts.assignments
     root = Context()
     stack: list[tuple[ast.AST, Context]] = [(stmt, root) for stmt in reversed(tree.body)]
     push = stack.append
@@ -245,6 +247,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
     child_fields = _CHILD_FIELDS
     AST = ast.AST
     Call = ast.Call
+    Attribute = ast.Attribute
     while stack:
         node, ctx = pop()
         kind = type(node)
@@ -260,6 +263,12 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             entries.append((node, ctx))
         if kind is Call:
             calls.append((node, ctx))
+        elif kind is Attribute:
+            # A quarter of the nodes walked: its one child pushed without the generic path.
+            value = node.value
+            if type(value) not in leaves:
+                push((value, Context(ctx.function, ctx.class_, ctx.loops, ctx.guards, ctx.withs, node)))
+            continue
         elif kind not in structured:
             pass  # straight to the generic path below
         elif kind is ast.Import or kind is ast.ImportFrom:
@@ -272,7 +281,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             inner = Context(function=node, class_=ctx.class_, parent=node)
             for stmt in reversed(node.body):
                 push((stmt, inner))
-            outer = ctx.replace(parent=node)
+            outer = Context(ctx.function, ctx.class_, ctx.loops, ctx.guards, ctx.withs, node)
             for dec in node.decorator_list:
                 push((dec, outer))
             for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
@@ -281,14 +290,14 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
         elif kind is ast.ClassDef:
             if ctx.function is None:
                 facts.classes.setdefault(node.name, node)
-            inner = ctx.replace(class_=node, parent=node)
+            inner = Context(ctx.function, node, ctx.loops, ctx.guards, ctx.withs, node)
             for stmt in reversed(node.body):
                 push((stmt, inner))
             for expr in node.bases + node.decorator_list + [k.value for k in node.keywords]:
                 push((expr, ctx))
             continue
         elif kind is ast.For or kind is ast.AsyncFor or kind is ast.While:
-            inner = ctx.replace(loops=ctx.loops + (node,), parent=node)
+            inner = Context(ctx.function, ctx.class_, ctx.loops + (node,), ctx.guards, ctx.withs, node)
             for stmt in reversed(node.body):
                 push((stmt, inner))
             for stmt in reversed(node.orelse):
@@ -300,8 +309,8 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
                 push((node.target, ctx))
             continue
         elif kind is ast.If:
-            body_ctx = ctx.replace(guards=ctx.guards + ((node, True),), parent=node)
-            else_ctx = ctx.replace(guards=ctx.guards + ((node, False),), parent=node)
+            body_ctx = Context(ctx.function, ctx.class_, ctx.loops, ctx.guards + ((node, True),), ctx.withs, node)
+            else_ctx = Context(ctx.function, ctx.class_, ctx.loops, ctx.guards + ((node, False),), ctx.withs, node)
             for stmt in reversed(node.orelse):
                 push((stmt, else_ctx))
             for stmt in reversed(node.body):
@@ -309,7 +318,7 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             push((node.test, ctx))
             continue
         elif kind is ast.With or kind is ast.AsyncWith:
-            inner = ctx.replace(withs=ctx.withs + (node,), parent=node)
+            inner = Context(ctx.function, ctx.class_, ctx.loops, ctx.guards, ctx.withs + (node,), node)
             for stmt in reversed(node.body):
                 push((stmt, inner))
             for item in node.items:
@@ -324,7 +333,10 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             if value is not None:
                 targets = node.targets if kind is ast.Assign else [node.target]
                 for target in targets:
-                    _record_assignment(facts, target, value, node, ctx)
+                    if type(target) is ast.Name:  # the common case, without the call
+                        assignments.append(Assignment(target.id, value, node, ctx))
+                    else:
+                        _record_assignment(facts, target, value, node, ctx)
         # The children of any other node: `ast.iter_child_nodes` order, leaves skipped, and the
         # child context (parent = this node) made only when a child needs it.
         child_ctx = ctx if ctx.parent is node else None
@@ -332,29 +344,43 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
             value = getattr(node, name, None)
             if type(value) is list:
                 for child in value:
-                    if isinstance(child, AST) and type(child) not in leaves:
+                    if type(child) not in leaves and isinstance(child, AST):
                         if child_ctx is None:
-                            child_ctx = ctx.with_parent(node)
+                            child_ctx = Context(ctx.function, ctx.class_, ctx.loops, ctx.guards, ctx.withs, node)
                         push((child, child_ctx))
-            elif isinstance(value, AST) and type(value) not in leaves:
+            elif type(value) not in leaves and isinstance(value, AST):
                 if child_ctx is None:
-                    child_ctx = ctx.with_parent(node)
+                    child_ctx = Context(ctx.function, ctx.class_, ctx.loops, ctx.guards, ctx.withs, node)
                 push((value, child_ctx))
 
     by_q = facts._by_qualname
     by_attr = facts._by_attr
-    resolve = imports.resolve
+    imported = imports.names
+    sites = facts.calls
+    Attribute, Name = ast.Attribute, ast.Name
     for call, ctx in calls:
         func = call.func
-        qualname = resolve(func)
-        if isinstance(func, ast.Attribute):
-            attr, receiver = func.attr, dotted(func.value)
-        elif isinstance(func, ast.Name):
+        # One attribute chain gives both the qualified name (`imports.resolve`) and the receiver
+        # (`dotted(func.value)`).
+        kind = type(func)
+        if kind is Name:
             attr, receiver = func.id, None
+            base = imported.get(attr)
+            qualname = canonical(base) if base is not None else None
+        elif kind is Attribute:
+            attr = func.attr
+            root, chain = attribute_chain(func)
+            if root is None:
+                qualname = receiver = None
+            else:
+                base = imported.get(root.id)
+                qualname = canonical(".".join((base, *chain))) if base is not None else None
+                receiver = ".".join((root.id, *chain[:-1]))
         else:
             attr, receiver = "", None
+            qualname = imports.resolve(func)
         site = CallSite(call, ctx, qualname, attr, receiver)
-        facts.calls.append(site)
+        sites.append(site)
         if qualname:
             by_q.setdefault(qualname, []).append(site)
         if attr:

@@ -577,6 +577,17 @@ def _is_parser(model: SemanticModel, expr: ast.AST, depth: int) -> bool:
     if depth > 4:
         return False
     value = model.value_of(expr)
+    if depth:
+        return _is_parser_value(model, value, depth)
+    # Every `add_argument` of one parser asks about the same value: answered once.
+    memo = model.memo.setdefault("is_parser", {})
+    known = memo.get(id(value))
+    if known is None or known[0] is not value:
+        known = memo[id(value)] = (value, _is_parser_value(model, value, 0))
+    return known[1]
+
+
+def _is_parser_value(model: SemanticModel, value: ast.AST, depth: int) -> bool:
     if isinstance(value, ast.Call):
         func = value.func
         name = model.resolve(func)

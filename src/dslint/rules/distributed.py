@@ -92,7 +92,7 @@ def _kw(call: ast.Call, name: str):
 
 
 def _looks_like_eval(ctx: PythonContext, site) -> bool:
-    name = assigned_name(ctx.facts, site.node) or ""
+    name = assigned_name(ctx.facts, site.node, site.ctx) or ""
     return bool(_EVAL_WORDS.search(name) or _EVAL_WORDS.search(getattr(site.ctx.function, "name", "")))
 
 
@@ -133,7 +133,7 @@ def _loader_factory_calls(ctx: PythonContext, why: str) -> Iterator[Report]:
     model = semantic_model(facts)
     iterated = {dotted(iterated_expression(node.iter)) for node, _ in facts.of_type(ast.For)}
     for site in facts.calls:
-        name = assigned_name(facts, site.node)
+        name = assigned_name(facts, site.node, site.ctx)
         if site.qualname == DATALOADER or name is None or "." in name or _looks_like_eval(ctx, site):
             continue
         if name not in iterated and "loader" not in name.lower():
@@ -243,7 +243,7 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
     for site in facts.calls_to(DISTRIBUTED_SAMPLER):
         if literal(site.keyword("shuffle")) is False:
             continue
-        sampler = assigned_name(facts, site.node)
+        sampler = assigned_name(facts, site.node, site.ctx)
         loaders = _loaders_using(ctx, site.node, sampler)
         if sampler is None:
             if len(loaders) != 1:
@@ -270,7 +270,7 @@ def _loader_and_epoch_loop(ctx: PythonContext, site) -> tuple[Optional[str], Opt
     `loader = DataLoader(...)`, or `loader = make_loader()` for a function of this module that
     returns it."""
     facts = ctx.facts
-    name = assigned_name(facts, site.node)
+    name = assigned_name(facts, site.node, site.ctx)
     if name:
         return name, _epoch_loop_over(ctx, {name})
     parent = site.ctx.parent
@@ -279,7 +279,7 @@ def _loader_and_epoch_loop(ctx: PythonContext, site) -> tuple[Optional[str], Opt
         return None, None
     for call in facts.method_calls(function.name):
         if call.receiver is None or call.receiver == "self":
-            name = assigned_name(facts, call.node)
+            name = assigned_name(facts, call.node, call.ctx)
             loop = _epoch_loop_over(ctx, {name}) if name and "." not in name else None
             if loop is not None:
                 return name, loop
@@ -292,7 +292,7 @@ def _loaders_using(ctx: PythonContext, sampler_call: ast.AST, sampler: Optional[
     for site in ctx.facts.calls_to(DATALOADER):
         given = site.keyword("sampler")
         if given is not None and (given is sampler_call or (sampler is not None and dotted(given) == sampler)):
-            name = assigned_name(ctx.facts, site.node)
+            name = assigned_name(ctx.facts, site.node, site.ctx)
             if name:
                 loaders.add(name)
     return loaders
