@@ -18,6 +18,7 @@ from ..facts.link import TrainingSetup, link_setups, node_cores
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
 from ..facts.values import constant
+from ..sources.launchers import LAUNCHERS, OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION
 from .context import PythonContext, SetupContext
 from .config_schema import effective
 from .registry import Report, python_rule, setup_rule, file_label, short
@@ -95,13 +96,18 @@ def _shell_fix_allowed(path: Optional[str]) -> bool:
     return not (name in ("Makefile", "makefile", "GNUmakefile") or name.endswith(".mk"))
 
 
+# The launchers that may export OMP_NUM_THREADS=1 to every rank when the launch leaves it unset.
+ONE_THREAD_LAUNCHERS = frozenset(kind for kind, spec in LAUNCHERS.items()
+                                 if spec.omp_default in (OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION))
+
+
 @setup_rule("DSL202", "cpu-offload-starved", fix=Applicability.UNSAFE)
 def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
     """torchrun / accelerate launch export OMP_NUM_THREADS=1 to every rank when it is unset: the
     CPU optimizer of each rank then runs on one core."""
     for setup in link_setups(ctx.project, ctx.settings):
         command = setup.command
-        if command is None or setup.spawner_kind not in ("torchrun", "torch.distributed.launch", "accelerate"):
+        if command is None or setup.spawner_kind not in ONE_THREAD_LAUNCHERS:
             continue
         accelerate = setup.accelerate if setup.spawner_kind == "accelerate" else None
         if accelerate is not None and not accelerate.unknown:

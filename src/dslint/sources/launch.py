@@ -36,7 +36,7 @@ from .launch_model import (
 )
 from .launch_options import join_spans, parse_argparse, parse_getopt, parse_mpirun
 from .launch_bash import Branches, Clobber, Function, Loop, Script, Simple, Subshell, arith_value, parse_shell
-from .launch_shell import ARITH, LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
+from .launch_shell import ARITH, CMD, LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
 from .markdown_launch import shell_view
 
 __all__ = [
@@ -54,6 +54,9 @@ __all__ = [
 
 # Stands for the part of a value the file does not show; a value holding it is unknown.
 UNKNOWN = "\ue000"
+# The launch file's own folder (`$(dirname "$0")`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`): unknown
+# to every use but `cd`, which then moves relative to the file itself (ShellArg.script_relative).
+SCRIPT_FOLDER = UNKNOWN + "\ue001"
 
 SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".zsh", ".ksh")
 MAKE_NAMES = ("Makefile", "makefile", "GNUmakefile")
@@ -122,6 +125,7 @@ class _State:
     # one per open block, since after a block its `cd` may not have run.
     cwd: Optional[ShellArg] = None
     cwd_frames: list = field(default_factory=list)
+    knows_self: bool = True  # `$0` is the file walked (not in a README block, where it is the shell)
 
     def set_shell_var(self, name: str, value: str, from_default: bool = False) -> None:
         if self.blocks and name not in self.blocks[-1]:
@@ -188,13 +192,14 @@ def _parse_markdown(text: str) -> LaunchFile:
     """Each fenced shell block of a Markdown file on its own (a README's blocks are often
     alternatives), read in place so that positions are the .md file's."""
     view, blocks = shell_view(text)
-    state = _State(LineIndex(view), view)
+    state = _State(LineIndex(view), view, knows_self=False)
     variables: dict[str, str] = {}
     for start, end in blocks:
         if LAUNCHER_WORDS.search(view, start, end) is None:
             continue  # `pip install ...`
         state.shell_vars, state.env, state.defaulted = {}, {}, set()
         state.functions, state.called, state.walked_functions = {}, set(), set()
+        state.cwd, state.cwd_frames = None, []  # an install block's `cd ./other-repo/` is not this block's
         # A block that does not parse is more likely usage text than a script: no repairs.
         _walk_script(state, parse_shell(view, start, end, repairs=MARKDOWN_REPAIRS))
         variables.update({k: v for k, v in state.shell_vars.items() if UNKNOWN not in v})
@@ -535,6 +540,8 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
     if part.kind == ARITH and not make_mode:
         value = arith_value(part.text, lambda name: _known(state.shell_vars.get(name, UNKNOWN)))
         return UNKNOWN if value is None else str(value)
+    if part.kind == CMD and not make_mode and state.knows_self and _names_script_folder(part.text):
+        return SCRIPT_FOLDER
     return UNKNOWN  # CMD, SPECIAL
 
 
@@ -605,8 +612,14 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
 
 def _change_directory(state: _State, words: list[Word], make_mode: bool) -> None:
     """`cd DIR` / `pushd DIR`: the working directory of the commands after it (a relative DIR joins the
-    previous one); `popd`, `cd -`, `cd` alone or a DIR that is not literal make it unknown."""
+    previous one; `cd "$(dirname "$0")"/..` is relative to the file's own folder); `popd`, `cd -`, `cd`
+    alone or a DIR that is not literal make it unknown."""
     verb = words[0].literal()
+    operands = [w for w in words[1:] if not w.literal_prefix().startswith("-")]
+    own = _script_folder_target(state, operands[0], make_mode) if operands and state.knows_self else None
+    if own is not None:
+        state.cwd = own
+        return
     args = [a for w in words[1:] for a in _resolve_word(w, state, make_mode) if not (a.value or "").startswith("-")]
     if verb == "popd" or not args:
         state.cwd = ShellArg(None, verb, state.index.span(words[0].start, words[-1].end))
@@ -615,8 +628,54 @@ def _change_directory(state: _State, words: list[Word], make_mode: bool) -> None
     previous = state.cwd
     if target.value is not None and not os.path.isabs(target.value) and previous is not None:
         value = None if previous.value is None else os.path.normpath(os.path.join(previous.value, target.value))
-        target = replace(target, value=value)
+        target = replace(target, value=value, script_relative=previous.script_relative)
     state.cwd = target
+
+
+# `$0` / `${BASH_SOURCE[0]}`, quoted or not, optionally through realpath / readlink -f (the file itself).
+_SELF = r'"?\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})"?'
+_REAL_SELF = rf'(?:{_SELF}|"?\$\((?:realpath|readlink\s+-[fe])\s+{_SELF}\s*\)"?)'
+_DIRNAME_SELF = re.compile(rf'dirname\s+(?:--\s+)?{_REAL_SELF}')
+# `cd "$(dirname "$0")" && pwd`, `realpath "$(dirname "$0")"`: the same folder, spelled absolute.
+_ABSOLUTE_OF = re.compile(r'(?:cd\s+(?:-P\s+)?(?:--\s+)?"?(\$\(.*\)|`.*`)"?\s*(?:&?>\s*/dev/null(?:\s+2>&1)?\s*)?'
+                          r'(?:&&|;)\s*pwd(?:\s+-[PL])?'
+                          r'|(?:realpath|readlink\s+-[fe])\s+"?(\$\(.*\)|`.*`)"?)')
+# `${0%/*}`: $0 without its last `/name` (run as `bash run.sh` from its folder, cd fails and stays there).
+_STRIPPED_SELF = re.compile(r'"?\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}"?')
+
+
+def _names_script_folder(substitution: str) -> bool:
+    """Whether a command substitution's text prints the folder of the file it runs in."""
+    if substitution.startswith("$(") and substitution.endswith(")"):
+        body = substitution[2:-1].strip()
+    elif substitution.startswith("`") and substitution.endswith("`") and len(substitution) > 1:
+        body = substitution[1:-1].strip()
+    else:
+        return False
+    if _DIRNAME_SELF.fullmatch(body):
+        return True
+    nested = _ABSOLUTE_OF.fullmatch(body)
+    return nested is not None and _names_script_folder(nested.group(1) or nested.group(2))
+
+
+def _script_folder_target(state: _State, word: Word, make_mode: bool) -> Optional[ShellArg]:
+    """The `cd` target as a folder relative to the launch file's own folder, or None when the word
+    does not start from that folder (or what follows it is not literal)."""
+    raw = state.text[word.start:word.end]
+    span = state.index.span(word.start, word.end)
+    stripped = _STRIPPED_SELF.match(raw)
+    if stripped is not None and not make_mode:
+        rest = raw[stripped.end():].replace('"', "").replace("'", "")
+        if not re.fullmatch(r"(/[\w.+-]*)*", rest):
+            return ShellArg(None, raw, span, script_relative=True)
+    else:
+        text = _resolve_text(word, state, make_mode)
+        if not text.startswith(SCRIPT_FOLDER):
+            return None
+        rest = text[len(SCRIPT_FOLDER):]
+        if UNKNOWN in rest:
+            return ShellArg(None, raw, span, script_relative=True)
+    return ShellArg(os.path.normpath("." + rest), raw, span, script_relative=True)
 
 
 _COMMAND_WORDS = COMMAND_WORDS | frozenset({"env", "bash", "sh", "zsh", "time"}) | _PASS_THROUGH

@@ -24,6 +24,9 @@ class ShellArg:
     # The value comes (partly) from a `${X:-default}` the script leaves to its caller: a count
     # takes it as written; a port so chosen is one the caller may change, not a fixed one.
     from_default: bool = False
+    # A `cd` target relative to the launch file's own folder (`cd "$(dirname "$0")"/..`), not to the
+    # folder the caller ran it from.
+    script_relative: bool = False
 
 
 @dataclass(frozen=True)

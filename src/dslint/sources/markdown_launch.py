@@ -14,17 +14,17 @@ import os
 import re
 from typing import Optional
 
+from .launchers import WORD_PATTERN
+
 SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh", "shell-session", "shellsession", "sh-session",
                         "terminal"})
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^`\s]*)")
 _PROMPT = re.compile(r"^[ \t]*(\$|[A-Za-z0-9_.@~:/-]*\$) ")
-# What a launch line starts with (sources/launch.py LAUNCHER_WORDS, as a command word).
+# A launcher word of the table (launchers.WORD_PATTERN) or python anywhere (sources/launch.py LAUNCHER_WORDS).
+_LAUNCHER_WORDS = re.compile(rf"\b(?:{WORD_PATTERN}|python[0-9.]*)\b")
+# What a launch line of an untagged block starts with: a launcher, python, or what runs a launch script.
 _LAUNCH_WORD = re.compile(
-    r"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*/)?(torchrun|deepspeed|accelerate|accelerate-launch|srun|sbatch|mpirun"
-    r"|mpiexec|fabric|lightning|python[0-9.]*|bash|sh)\b")
-_LAUNCHER_WORDS = re.compile(
-    r"\b(torchrun|deepspeed|accelerate(-launch)?|srun|mpirun|mpiexec|orterun|fabric|lightning|python[0-9.]*"
-    r"|torch\.distributed\.(run|launch))\b")
+    rf"^(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(?:\S*/)?(?:{WORD_PATTERN}|python[0-9.]*|sbatch|bash|sh)\b")
 
 
 def is_markdown_launch_path(path: str) -> bool:
