@@ -11,20 +11,26 @@ Public API (stable; the DSL6xx rules build on it):
 Nothing here imports deepspeed or torch.
 """
 
-from .effective import EffectiveConfig, effective_config
-from .problems import (
-    AUTO_NOT_FILLED,
-    BAD_TYPE,
-    BAD_VALUE,
-    DEPRECATED_KEY,
-    KINDS,
-    MISPLACED_KEY,
-    REMOVED_KEY,
-    UNKNOWN_KEY,
-    ConfigProblem,
-)
-from .validate import validate_config
-from .versions import DEFAULT_VERSION, SUPPORTED_VERSIONS, detect_deepspeed_version, is_supported, resolve_version
+from importlib import import_module
+
+# Loaded on first use: a check with no DeepSpeed config never reads the schema tables.
+_HOME = {
+    **dict.fromkeys(("EffectiveConfig", "effective_config"), "effective"),
+    **dict.fromkeys(("AUTO_NOT_FILLED", "BAD_TYPE", "BAD_VALUE", "DEPRECATED_KEY", "KINDS", "MISPLACED_KEY",
+                     "REMOVED_KEY", "UNKNOWN_KEY", "ConfigProblem"), "problems"),
+    "validate_config": "validate",
+    **dict.fromkeys(("DEFAULT_VERSION", "SUPPORTED_VERSIONS", "detect_deepspeed_version", "is_supported",
+                     "resolve_version"), "versions"),
+}
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f".{_HOME[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "AUTO_NOT_FILLED",

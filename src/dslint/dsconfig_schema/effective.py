@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .coerce import lax_bool, lax_int
-from .models import schemas
-from .tables import toplevel
+from .tables import sections, toplevel
 from .versions import resolve_version
 
 Auto = Literal["auto"]
@@ -134,8 +133,9 @@ def effective_config(data: dict, *, version: str | None = None) -> EffectiveConf
     """The typed view of `data` with DeepSpeed `version`'s defaults (None: the newest supported)."""
     version = resolve_version(version)
     data = _dict(data)
-    tables = schemas(version)
-    zero_fields = tables["DeepSpeedZeroConfig"].fields
+    # the field tables alone: building the pydantic models (validation's) costs more than a check of 10 files
+    tables = sections(version).MODELS
+    zero_fields = tables["DeepSpeedZeroConfig"]["fields"]
 
     def zdefault(name: str) -> Any:
         return zero_fields[name]["default"]
@@ -152,8 +152,8 @@ def effective_config(data: dict, *, version: str | None = None) -> EffectiveConf
         zero_stage = 0
 
     offload_optimizer = _offload(zero.get("offload_optimizer"),
-                                 tables["DeepSpeedZeroOffloadOptimizerConfig"].fields, True)
-    offload_param = _offload(zero.get("offload_param"), tables["DeepSpeedZeroOffloadParamConfig"].fields, True)
+                                 tables["DeepSpeedZeroOffloadOptimizerConfig"]["fields"], True)
+    offload_param = _offload(zero.get("offload_param"), tables["DeepSpeedZeroOffloadParamConfig"]["fields"], True)
     # Deprecated booleans DeepSpeed still maps onto the offload blocks.
     if offload_optimizer is None and _bool(zero.get("cpu_offload"), False):
         offload_optimizer = OffloadSettings("cpu", True, False, None)

@@ -16,6 +16,7 @@ from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from ..pydantic_plugins import plugins_off
 from .tables import sections
 
 _CONFIG = ConfigDict(
@@ -113,8 +114,9 @@ def schemas(version: str) -> dict[str, SectionSchema]:
         built[name] = SectionSchema(name, spec, model, children)
         return model
 
-    for name in table:
-        build(name)
+    with plugins_off():
+        for name in table:
+            build(name)
     return built
 
 

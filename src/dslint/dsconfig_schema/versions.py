@@ -6,7 +6,7 @@ deepspeed or torch.
 
 from __future__ import annotations
 
-import importlib.metadata
+import importlib.util
 import re
 
 SUPPORTED_VERSIONS: tuple[str, ...] = ("0.19.6", "0.19.8")
@@ -22,9 +22,13 @@ def _release(version: str) -> tuple[int, ...]:
 
 def detect_deepspeed_version() -> str | None:
     """The installed deepspeed's version ("0.19.8"), from package metadata; None if not installed."""
+    if importlib.util.find_spec("deepspeed") is None:  # (not installed: no scan of every distribution)
+        return None
+    from importlib import metadata
+
     try:
-        return importlib.metadata.version("deepspeed")
-    except importlib.metadata.PackageNotFoundError:
+        return metadata.version("deepspeed")
+    except metadata.PackageNotFoundError:
         return None
 
 

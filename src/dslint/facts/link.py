@@ -31,8 +31,6 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..model import Span
 from ..sources import launchers as launcher_table
-from ..sources import yaml_configs
-from ..sources.launch_facts import apply_deepspeed_world, deepspeed_world, parse_hostfile
 from . import lightning_strategies as pl_table
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
 from .script_setup import ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts
@@ -40,6 +38,7 @@ from .summary import ScriptSummary, summary_extractor
 
 if TYPE_CHECKING:
     from ..settings import Settings
+    from ..sources import yaml_configs
     from .setup import Project
 
 HF_CONSUMERS = ("hf", "accelerate")
@@ -262,6 +261,8 @@ def _launch_bases(project: "Project", launch_path: str, command) -> list:
     cwd = getattr(command, "cwd", None)
     if cwd is None or cwd.value is None:
         return starts  # (after a `cd` that is not literal, the same folders: the path must still name one file)
+    if getattr(cwd, "script_relative", False):
+        return [(launch_dir / cwd.value, os.path.normpath(os.path.join(launch_display, cwd.value)))]
     if os.path.isabs(cwd.value):
         return [(Path(cwd.value), cwd.value)]
     return [(base / cwd.value, os.path.normpath(os.path.join(display, cwd.value))) for base, display in starts]
@@ -386,6 +387,8 @@ def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], com
         text = found.real.read_text(errors="replace") if found.real is not None else None
     except OSError:
         text = None
+    from ..sources.launch_facts import apply_deepspeed_world, deepspeed_world, parse_hostfile
+
     pool = parse_hostfile(text) if text is not None else None
     linked = dataclasses.replace(command, reasons=dict(command.reasons))
     if pool is not None:
@@ -419,6 +422,8 @@ def _accelerate_config(project: "Project", launch_path: Optional[str], command) 
     launcher = command.launcher("accelerate") if command is not None else None
     if launcher is None or command.accelerate is None:
         return None
+    from ..sources import yaml_configs
+
     flags: dict = {}
     for key, option in launcher.options.items():
         flags[key] = True if option.is_flag else (option.value if option.value is not None else yaml_configs.NOT_LITERAL)
@@ -450,6 +455,8 @@ def _launch_yaml(project: "Project", launch_path: Optional[str], written: str,
         return None
     real, display = next(iter(candidates.items()))
     if real not in memo:
+        from ..sources import yaml_configs
+
         doc = memo[real] = yaml_configs.read_yaml(str(real), display)
         if doc.text is not None:
             project.texts.setdefault(display, doc.text)  # for the code frames of findings reported there
@@ -935,6 +942,8 @@ def _lightning_cli(project: "Project", setup: TrainingSetup) -> None:
     if not call.reads_argv or call.run is None:
         setup.notes["lightning_cli"] = f"the LightningCLI in {module} does not read the launch line the standard way"
         return
+    from ..sources import yaml_configs
+
     args = yaml_configs.lightning_cli_args(setup.command.script_args, run=call.run)
     if args.unknown is None and not any(step[0] == "config" for step in args.steps):
         setup.notes["lightning_cli"] = "the launch line gives the LightningCLI no --config"

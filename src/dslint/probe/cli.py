@@ -10,13 +10,14 @@ Exit codes: 0 nothing found, 1 findings, 2 something could not be observed or a 
 """
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 import sys
-from typing import Optional, TextIO
+from typing import TYPE_CHECKING, Optional, TextIO
 
 from dslint.model import Finding, Location, Span
+
+if TYPE_CHECKING:
+    import argparse
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
 VALUED = {"--seconds", "--interval", "--pid", "--grace", "--output-format", "-o", "--save-observation", "--observation",
@@ -44,6 +45,8 @@ def split_command(args: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(prog="dslint probe", description="Short runtime checks on the GPU machine.")
     p.add_argument("--seconds", type=float, default=None, help="how long to watch (default 20 with a command, else 3)")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between snapshots (default 1)")
@@ -131,6 +134,8 @@ def _load_static(path: Optional[str]) -> list[Finding]:
 
 
 def _summary(obs) -> str:
+    import statistics
+
     durs = [s.duration_s for s in obs.snapshots]
     procs = {p.pid for s in obs.snapshots for p in s.processes}
     gpu_procs = {p.pid for s in obs.snapshots for g in s.gpus for p in g.processes}

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
-from ..dsconfig_schema import (
+from ..dsconfig_schema.problems import (
     AUTO_NOT_FILLED,
     BAD_TYPE,
     BAD_VALUE,
@@ -20,12 +20,7 @@ from ..dsconfig_schema import (
     REMOVED_KEY,
     UNKNOWN_KEY,
     ConfigProblem,
-    EffectiveConfig,
-    detect_deepspeed_version,
-    effective_config,
-    validate_config,
 )
-from ..dsconfig_schema.validate import NOBODY_FILLS
 from ..facts.link import link_setups
 from ..facts.program import norm_path
 from ..fixes import make_fix
@@ -34,6 +29,9 @@ from ..sources.dsconfig import JsonDoc
 from .context import ConfigContext, SetupContext
 from .registry import Report, config_rule, decider, setup_rule, short
 
+if TYPE_CHECKING:
+    from ..dsconfig_schema import EffectiveConfig
+
 BUCKET_KEYS = ("reduce_bucket_size", "allgather_bucket_size", "stage3_prefetch_bucket_size", "prefetch_bucket_size",
                "stage3_param_persistence_threshold", "param_persistence_threshold", "stage3_max_live_parameters",
                "stage3_max_reuse_distance", "sub_group_size", "stage3_model_persistence_threshold")
@@ -41,6 +39,8 @@ BUCKET_KEYS = ("reduce_bucket_size", "allgather_bucket_size", "stage3_prefetch_b
 
 @lru_cache(maxsize=1)
 def _installed_version() -> Optional[str]:
+    from ..dsconfig_schema import detect_deepspeed_version
+
     return detect_deepspeed_version()
 
 
@@ -54,6 +54,8 @@ def effective(value, settings) -> Optional[EffectiveConfig]:
     the target version; None when there is no config. The one reader the config rules share."""
     if not isinstance(value, dict):
         return None
+    from ..dsconfig_schema import effective_config
+
     try:
         return effective_config(value, version=target_version(settings))
     except Exception:  # as with problems(): a schema gap must never take a check down
@@ -66,6 +68,8 @@ def problems(doc: JsonDoc, settings, filler) -> list[ConfigProblem]:
     # The did-you-mean is the costly part, and only DSL601 shows it.
     key = (target_version(settings), filler, settings.is_enabled("DSL601"))
     if key not in cache:
+        from ..dsconfig_schema import validate_config
+
         try:
             cache[key] = validate_config(doc.value, version=key[0], hf_auto=filler or False, suggest=key[2])
         except Exception:  # the schema must never take a check down; it reports nothing then
@@ -225,6 +229,8 @@ def auto_value_not_filled(ctx: SetupContext) -> Iterator[Report]:
                 continue
             message = problem.message
             if users and filler is None:
+                from ..dsconfig_schema.validate import NOBODY_FILLS
+
                 message = message.replace(NOBODY_FILLS, f"{short(', '.join(sorted(users)), 24)} reads this config and "
                                           "fills no 'auto'", 1)
             yield Report(span_of(doc, problem), message, path=path)

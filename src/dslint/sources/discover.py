@@ -4,16 +4,18 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Optional
-
-import pathspec
 
 from ..settings import DEFAULT_EXCLUDE, Settings
 from .files import is_regular
 
+@lru_cache(maxsize=1)
 def _pattern_style() -> str:
     """pathspec >= 0.12.? renamed "gitwildmatch" to "gitignore"; accept both versions."""
+    import pathspec
+
     try:
         pathspec.PathSpec.from_lines("gitignore", [])
         return "gitignore"
@@ -21,7 +23,11 @@ def _pattern_style() -> str:
         return "gitwildmatch"
 
 
-_PATTERN_STYLE = _pattern_style()
+def __getattr__(name: str):
+    # pathspec is imported when a pattern is first matched: a run on named files needs none
+    if name == "_PATTERN_STYLE":
+        return _pattern_style()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class IgnoreSpec:
@@ -29,7 +35,9 @@ class IgnoreSpec:
     common case and makes each match one regex call instead of one per pattern."""
 
     def __init__(self, lines: list[str]):
-        self.spec = pathspec.PathSpec.from_lines(_PATTERN_STYLE, lines)
+        import pathspec
+
+        self.spec = pathspec.PathSpec.from_lines(_pattern_style(), lines)
         self.combined = None
         patterns = [p for p in self.spec.patterns if getattr(p, "include", None) is not None]
         if all(p.include for p in patterns) and all(getattr(p, "regex", None) is not None for p in patterns):
