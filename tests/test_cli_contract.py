@@ -141,7 +141,7 @@ def test_rules_and_explain(project):
 def test_warm_cache_gives_the_same_findings_and_sees_edits(project):
     project.write({"train.py": LOADS})
     cold = as_json(run_cli(project.root, "check", "-o", "json"))
-    assert list((project.root / ".dslint_cache").glob("results-*.pickle"))
+    assert (project.root / ".dslint_cache" / "results.sqlite3").is_file()
     warm = as_json(run_cli(project.root, "check", "-o", "json"))
     assert warm == cold
     project.write({"train.py": LOADS.replace('torch.load("a.pt")', 'torch.load("a.pt", map_location="cpu")')})

@@ -11,6 +11,7 @@ import pickle
 import re
 import signal
 import socket
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -229,9 +230,9 @@ def test_a_kill_during_cache_save_leaves_a_temp_the_next_run_removes(tmp_path):
     (tmp_path / "train.py").write_text(BAD)
     assert run_cli(tmp_path, "check").returncode == 1
     cache = tmp_path / ".dslint_cache"
-    [saved] = cache.glob("results-*.pickle")
-    left = cache / f".{saved.name}.dslint-{_dead_pid()}-deadbeef.tmp"
-    left.write_bytes(saved.read_bytes()[:10])  # what a kill in the middle of pickle.dump leaves
+    [saved] = cache.glob("results.sqlite3")  # (a kill inside its transaction leaves the old rows: tests/test_cache_store.py)
+    left = cache / f".results-0.pickle.dslint-{_dead_pid()}-deadbeef.tmp"
+    left.write_bytes(saved.read_bytes()[:10])  # what a kill in the middle of an earlier version's save leaves
     (tmp_path / "train.py").write_text(BAD + "# edited\n")  # so the next run saves again
     assert run_cli(tmp_path, "check").returncode == 1
     assert not left.exists()
@@ -452,33 +453,36 @@ def test_fix_when_a_write_fails_part_way(tmp_path):
 # -- 12. a cache that unpickles into the wrong structure ---------------------------------------
 
 def _wrong_structures():
-    """(name, make): each turns the saved entries into something that unpickles but is not a cache."""
+    """(name, make): each turns a saved row (key, value) into something that unpickles but is not an entry."""
     import dataclasses
 
     def per_file(value):
-        return lambda entries: {k: (v if k.startswith("\0setup") else value(v)) for k, v in entries.items()}
+        return lambda key, v: v if key.startswith("\0setup") else value(v)
 
-    return [("a list", lambda entries: list(entries.items())),
-            ("None", lambda entries: None),
-            ("int keys", lambda entries: {i: v for i, v in enumerate(entries.values())}),
+    return [("a list", lambda key, v: [key, v]),
+            ("None", lambda key, v: None),
             ("strings for results", per_file(lambda v: "not a result")),
             ("findings not a list", per_file(lambda v: dataclasses.replace(v, findings=7))),
             ("findings of the wrong type", per_file(lambda v: dataclasses.replace(v, findings=[("DSL102", 4)]))),
-            ("setup entry of the wrong shape",
-             lambda entries: {k: ("findings", 3) if k.startswith("\0setup") else v for k, v in entries.items()})]
+            ("a foreign type", per_file(lambda v: re.compile("x"))),
+            ("setup entry of the wrong shape", lambda key, v: ("findings", 3) if key.startswith("\0setup") else v)]
 
 
 @pytest.mark.parametrize("make", [m for _, m in _wrong_structures()], ids=[n for n, _ in _wrong_structures()])
 def test_a_wrongly_structured_cache_is_rebuilt(tmp_path, make):
     (tmp_path / "train.py").write_text(BAD)
     first = [(f.path, f.code, f.span.start.row) for f in check_in(tmp_path).findings]
-    [saved] = (tmp_path / ".dslint_cache").glob("results-*.pickle")
-    saved.write_bytes(pickle.dumps(make(pickle.loads(saved.read_bytes()))))
+    [saved] = (tmp_path / ".dslint_cache").glob("results.sqlite3")
+    with sqlite3.connect(saved) as db:
+        rows = db.execute("SELECT key, data FROM entries").fetchall()
+        db.executemany("UPDATE entries SET data = ? WHERE key = ?",
+                       [(pickle.dumps(make(key, pickle.loads(data))), key) for key, data in rows])
     again = check_in(tmp_path)
     assert [(f.path, f.code, f.span.start.row) for f in again.findings] == first == [("train.py", "DSL102", 4)]
     assert not again.internal_error and not again.errors
-    entries = pickle.loads(saved.read_bytes())  # rebuilt and saved again
-    assert isinstance(entries, dict) and cache.valid_entries(entries)
+    with sqlite3.connect(saved) as db:  # rebuilt and saved again
+        rows = db.execute("SELECT key, data FROM entries").fetchall()
+    assert len(rows) == 2 and all(cache.valid_entry(key, pickle.loads(data)) for key, data in rows)
 
 
 # -- 16. the cache key hashes the bytes that were linted ----------------------------------------
@@ -510,8 +514,9 @@ def test_concurrent_checks_share_the_cache(tmp_path):
     outputs = [(p.returncode, out) for p in procs for out, _ in [p.communicate(timeout=180)]]
     expected = run_cli(tmp_path, "check", "-o", "json", "--no-cache", ".")
     assert outputs == [(1, expected.stdout)] * 6
-    for saved in (tmp_path / ".dslint_cache").glob("results-*.pickle"):
-        assert isinstance(pickle.loads(saved.read_bytes()), dict)
+    with sqlite3.connect(tmp_path / ".dslint_cache" / "results.sqlite3") as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert db.execute("SELECT COUNT(*) FROM entries WHERE file <> ''").fetchone() == (12,)
     assert not temps_under(tmp_path)
     warm = run_cli(tmp_path, "check", "-o", "json", ".")
     assert (warm.returncode, warm.stdout) == (1, expected.stdout)

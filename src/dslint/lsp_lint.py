@@ -30,6 +30,7 @@ class MemoryCache(engine.ResultCache):
 
     def __init__(self, settings: Settings):
         super().__init__(None, settings)
+        self.entries: dict = {}
         self._key_of_file: dict[str, str] = {}
 
     def key(self, source) -> Optional[str]:
@@ -40,6 +41,9 @@ class MemoryCache(engine.ResultCache):
 
     def key_and_data(self, source):
         return self.key(source), None  # (the base class reads the file to hash it)
+
+    def get(self, key):
+        return self.entries.get(key) if key else None
 
     def put(self, key, result) -> None:
         if not key:

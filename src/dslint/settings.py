@@ -16,6 +16,7 @@ from typing import Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .model import UsageError
+from .pydantic_plugins import plugins_off
 from .similarity import edit_distance
 
 if sys.version_info >= (3, 11):
@@ -33,7 +34,8 @@ DEFAULT_EXCLUDE = [
 class Settings(BaseModel):
     """Everything that changes what a check reports. Hashed into the cache key."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    # built below, with pydantic's plugin scan off
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True, defer_build=True)
 
     select: list[str] = Field(default_factory=lambda: ["DSL"])
     extend_select: list[str] = Field(default_factory=list, alias="extend-select")
@@ -61,6 +63,12 @@ class Settings(BaseModel):
     def fingerprint(self) -> str:
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
 
+    def cache_fingerprint(self) -> str:
+        """Only what changes a file's own results: every rule runs per file and the selection,
+        per-file-ignores and discovery apply afterwards, so they are not part of it."""
+        facts = self.model_dump_json(exclude=_SELECTION_AND_DISCOVERY)
+        return hashlib.sha256(facts.encode()).hexdigest()[:16]
+
     def is_enabled(self, code: str) -> bool:
         selected = self.select + self.extend_select
         best_select = max((len(p) for p in selected if p == "ALL" or code.startswith(p)), default=-1)
@@ -68,7 +76,14 @@ class Settings(BaseModel):
         return best_select >= 0 and best_select > best_ignore
 
 
+with plugins_off():  # the validator, built here rather than at the class (defer_build)
+    Settings.model_rebuild(force=True)
+
+
 RULE_KEYS = ("select", "extend-select", "ignore")
+
+_SELECTION_AND_DISCOVERY = {"select", "extend_select", "ignore", "per_file_ignores", "exclude", "extend_exclude",
+                            "respect_gitignore"}
 
 
 def find_pyproject(start: Path) -> Optional[Path]:

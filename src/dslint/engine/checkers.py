@@ -10,7 +10,7 @@ import traceback
 from pathlib import Path
 from typing import Optional
 
-from ..model import Finding
+from ..model import Applicability, Finding
 from ..rules.registry import Rule, all_rules
 from ..settings import Settings
 from ..sources.discover import SourceFile
@@ -58,20 +58,20 @@ def read_text(source: SourceFile, settings: Settings, overlay: Optional[dict],
 
 
 
-_RULES_OF: dict = {}  # (kind, registered rules, selection) -> enabled rules
+_RULES_OF: dict = {}  # (kind, registered rules) -> its rules
 
 
 
 def rules_of(kind: str, settings: Settings) -> list[Rule]:
-    """The enabled rules of one kind; memoised, as every file asks (~60 `is_enabled` calls each)."""
+    """Every rule of one kind, whatever the selection: the cache keeps one file's results for all
+    selections, and select/ignore apply afterwards (suppression.filter_findings)."""
     rules = all_rules()
-    key = (kind, tuple(map(id, rules.values())), tuple(settings.select), tuple(settings.extend_select),
-           tuple(settings.ignore))
+    key = (kind, tuple(map(id, rules.values())))
     found = _RULES_OF.get(key)
     if found is None:
-        if len(_RULES_OF) > 64:  # settings that keep changing (an editor session) must not grow it
+        if len(_RULES_OF) > 64:  # rules registered anew (tests) must not grow it
             _RULES_OF.clear()
-        found = _RULES_OF[key] = [r for r in rules.values() if r.kind == kind and settings.is_enabled(r.code)]
+        found = _RULES_OF[key] = [r for r in rules.values() if r.kind == kind]
     return list(found)
 
 
@@ -100,29 +100,51 @@ def _noqa(text: str) -> tuple[dict, object]:
 
 
 def check_file(source: SourceFile, settings: Settings, overlay: Optional[dict] = None,
-               data: Optional[bytes] = None) -> FileResult:
+               data: Optional[bytes] = None, edits=False) -> FileResult:
     """Parse one file and run its per-file rules (on `data` when the caller already read it).
+    With `edits` (see wants_edits), also build its fixes' edits here, where its text already is.
 
     Any exception becomes one DSL003 finding for this file: the other files' results stay.
     """
     try:
-        return _check_one_file(source, settings, overlay, data)
+        return _check_one_file(source, settings, overlay, data, edits)
     except Exception as error:  # RecursionError and MemoryError included
         return FileResult(source, source.kind, [engine_finding(INTERNAL_ERROR, source.path, internal_error_line(error))])
 
 
 
-def _check_one_file(source: SourceFile, settings: Settings, overlay: Optional[dict], data: Optional[bytes]) -> FileResult:
+def _check_one_file(source: SourceFile, settings: Settings, overlay: Optional[dict], data: Optional[bytes],
+                    edits=False) -> FileResult:
     text, error, data = read_text(source, settings, overlay, data)
     if error is not None:
         if source.kind == "dsconfig" and not _json_worth_reporting(source.path, data):
             return FileResult(source, "skipped")
         return FileResult(source, source.kind, [engine_finding(UNREADABLE, source.path, error)])
     if source.kind == "python":
-        return check_python(source, text, settings)
-    if source.kind == "dsconfig":
-        return _check_config(source, text, settings)
-    return _check_launch(source, text, settings)
+        result = check_python(source, text, settings)
+    elif source.kind == "dsconfig":
+        result = _check_config(source, text, settings)
+    else:
+        result = _check_launch(source, text, settings)
+    wanted = [f for f in result.findings if wants_edits(f, settings, edits)] if edits else []
+    if wanted:
+        from ..fixes import attach_edits
+
+        attach_edits(wanted, text, source.path)
+    return result
+
+
+
+def wants_edits(finding: Finding, settings: Settings, edits) -> bool:
+    """Does a run that asks for `edits` (True: every fix, "safe": the safe ones) need this
+    finding's edits? Only a selected rule's (the results hold every rule's findings). A candidate
+    that waits for the project phase is built only for a report of every fix, so that it is
+    cached too; `fix` builds the few it keeps when it applies them."""
+    if finding.fix is None or not settings.is_enabled(finding.code):
+        return False
+    if edits == "safe":
+        return finding.needs is None and finding.fix.applicability == Applicability.SAFE
+    return True
 
 
 

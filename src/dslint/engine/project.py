@@ -124,8 +124,8 @@ def run_setup_rules(project: Project, settings: Settings, candidates: Iterable[F
     ctx = SetupContext(project=project, settings=settings)
     findings = []
     checks = [(rule, rule.check) for rule in rules_of("setup", settings)]
-    checks += [(RULES[code], check) for code, funcs in PROGRAM_CHECKS.items() if settings.is_enabled(code)
-               for check in funcs]
+    # (all of them, as per file: the cached setup findings serve every selection)
+    checks += [(RULES[code], check) for code, funcs in PROGRAM_CHECKS.items() for check in funcs]
     for rule, check in checks:
         try:
             for report in check(ctx):

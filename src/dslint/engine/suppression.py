@@ -31,6 +31,7 @@ ANY_NOQA = re.compile("noqa", re.IGNORECASE)
 CODE = re.compile(r"[A-Z]+\d+", re.IGNORECASE)
 UNUSED_NOQA = "DSL004"
 ENGINE_CODES = ("DSL001", "DSL002", "DSL003")  # never silenced: the file was not (fully) checked
+RULE_CRASH = re.compile(r"internal error (?:in rule|deciding) (DSL\d+) ")
 
 
 def parse_noqa(text: str):
@@ -76,6 +77,8 @@ def filter_findings(findings: list[Finding], results: list, settings, overlay: O
 def suppressed(finding: Finding, by_path: dict, settings, used: Optional[set] = None) -> bool:
     if not settings.is_enabled(finding.code) and finding.code != "DSL003":
         return True
+    if finding.code == "DSL003" and (crashed := RULE_CRASH.match(finding.message)) and not settings.is_enabled(crashed[1]):
+        return True  # every rule runs (for the cache); a deselected one's crash is not this run's business
     result = by_path.get(finding.path)
     silenced = False
     if result is not None and finding.code not in ENGINE_CODES:
