@@ -14,8 +14,9 @@ with like on a machine whose load may drift.
 
 Rows: the `ast.parse` floor (one process, start-up included), dslint cold (`--no-cache`) on
 `--jobs` workers and on one, warm (a second run over the same cache), a 10-file
-pre-commit-sized run (start-up included), the bare CLI start-up, and TorchFix/Fixit when their
-paths are given. A last check runs `python -X importtime -m dslint check` and lists any heavy
+pre-commit-sized run (start-up included), the bare CLI start-up, `-o json`, `-o sarif` and
+`fix --diff` cold each against `-o concise` cold (interleaved runs; `--only-outputs` for just
+those), and TorchFix/Fixit when their paths are given. A last check runs `python -X importtime -m dslint check` and lists any heavy
 framework module (torch, deepspeed, lightning, transformers, accelerate) that got imported.
 """
 from __future__ import annotations
@@ -43,6 +44,9 @@ TARGETS = {
     "cold": "wall < 1.5 s on 2 cores; CPU <= 2.5x floor",
     "warm": "wall < 0.3 s",
     "precommit": "wall < 0.5 s; CPU <= 0.12 s (issue 13)",
+    "json": "CPU <= 1.3x `-o concise` cold (issue 13)",
+    "sarif": "CPU <= 1.3x `-o concise` cold (issue 13)",
+    "fix-diff": "CPU <= 1.5x `-o concise` cold (issue 13)",
 }
 
 FLOOR_CODE = """
@@ -130,6 +134,33 @@ def repeat(row: Row, argv: list[str], runs: int, *, cwd: str, env=None, before=N
         print(f"  {row.name}: wall {row.samples[-1].wall:.3f} s, CPU {row.samples[-1].cpu:.3f} s, "
               f"exit {row.samples[-1].rc}", file=sys.stderr, flush=True)
     return row
+
+
+def output_rows(label: str, check: list[str], dslint: list[str], paths: list[str], files: int, lines: int, runs: int, *,
+                cwd: str, env: dict, jobs: int) -> list[Row]:
+    """`-o json`, `-o sarif` and `fix --diff`, cold, each against `-o concise` cold: run after run,
+    interleaved, so that a drifting load hits the pair alike. The ratios are of median CPU."""
+    cold = ["--no-cache", "--jobs", str(jobs)]
+    base = [a for a in check if a not in ("-o", "concise")]
+    commands = {
+        "concise": check + cold + paths,
+        "json": base + ["-o", "json"] + cold + paths,
+        "sarif": base + ["-o", "sarif"] + cold + paths,
+        "fix-diff": dslint + ["fix", "--diff", "-q", "--no-progress", "--no-cache", *paths],
+    }
+    names = {"concise": f"{label}`-o concise` cold (the reference of the next three)", "json": f"{label}`-o json` cold",
+             "sarif": f"{label}`-o sarif` cold", "fix-diff": f"{label}`fix --diff` cold"}
+    rows = {kind: Row(names[kind], " ".join(argv[2:]), files, lines, target=TARGETS.get(kind, "")) for kind, argv in commands.items()}
+    for _ in range(runs):
+        for kind, argv in commands.items():
+            repeat(rows[kind], argv, 1, cwd=cwd, env=env)
+    reference = rows["concise"]
+    for kind in ("json", "sarif", "fix-diff"):
+        row = rows[kind]
+        if row.samples and reference.samples:
+            row.note = (f"{row.cpu / reference.cpu:.2f}x `-o concise` CPU, {row.wall / reference.wall:.2f}x wall"
+                        + (f"; {row.note}" if row.note else ""))
+    return list(rows.values())
 
 
 # -- corpus ---------------------------------------------------------------------------------------
@@ -442,6 +473,8 @@ def baseline_tree(rev: str, repo: Path, folder: Path) -> Path:
     archive = subprocess.run(["git", "-C", str(repo), "archive", rev, "src"], check=True, capture_output=True).stdout
     folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    # compiled once here: with PYTHONDONTWRITEBYTECODE every baseline run would compile it again
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(folder / "src")], check=True)
     return folder / "src"
 
 
@@ -481,6 +514,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--baseline-src", metavar="DIR",
                         help="Also time the dslint package under DIR (a src/ folder, e.g. a patched copy)")
     parser.add_argument("--slow-timeout", type=float, default=900, help="Seconds before TorchFix/Fixit are stopped")
+    parser.add_argument("--only-outputs", action="store_true",
+                        help="Only the floor and the `-o json`/`-o sarif`/`fix --diff` rows against `-o concise` (and the baseline's)")
     args = parser.parse_args(argv)
 
     repo = Path(__file__).resolve().parent.parent
@@ -509,6 +544,18 @@ def main(argv: Optional[list[str]] = None) -> int:
         floor = repeat(Row("floor: `ast.parse` of every .py, 1 process", "python -c <parse loop> FILES",
                            len(files), lines), [args.python, "-c", FLOOR_CODE, *map(str, files)], args.runs, cwd=str(work))
         rows.append(floor)
+        base_src = None
+        if args.baseline or args.baseline_src:
+            base_src = Path(args.baseline_src) if args.baseline_src else baseline_tree(args.baseline, repo, scratch / "baseline")
+        outputs = dict(check=check, dslint=dslint, paths=paths, files=len(files), lines=lines, runs=args.runs,
+                       cwd=str(work), jobs=args.jobs)
+        rows += output_rows("", env=env, **outputs)
+        if base_src is not None:
+            rows += output_rows(f"baseline `{args.baseline or args.baseline_src}` ",
+                                env=dict(env, PYTHONPATH=str(base_src)), **outputs)
+        if args.only_outputs:
+            print(table(rows, floor))
+            return 0
 
         def clear_cache() -> None:
             shutil.rmtree(work / ".dslint_cache", ignore_errors=True)
@@ -544,8 +591,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         bare = Row("`python -c pass` (interpreter only)", "", 0, 0)
         rows.append(repeat(bare, [args.python, "-c", "pass"], args.runs, cwd=str(work)))
 
-        if args.baseline or args.baseline_src:
-            base_src = Path(args.baseline_src) if args.baseline_src else baseline_tree(args.baseline, repo, scratch / "baseline")
+        if base_src is not None:
             label = args.baseline or args.baseline_src
             base_env = dict(env, PYTHONPATH=str(base_src))
             base = Row(f"baseline `{label}` cold, `--no-cache --jobs {args.jobs}`", "", len(files), lines)

@@ -4,7 +4,6 @@ Exit codes: 0 no findings, 1 findings, 2 usage or internal error (never 1 for a 
 """
 from __future__ import annotations
 
-import difflib
 import os
 import sys
 from pathlib import Path
@@ -99,6 +98,8 @@ def _progress_factory(enabled: bool):
 
 
 def _unified_diff(changed: dict, root: Path) -> str:
+    import difflib
+
     chunks = []
     for abspath, (old, new) in sorted(changed.items()):
         try:
@@ -141,6 +142,7 @@ def check(
     config: Optional[str] = typer.Option(None, "--config", help="Use this pyproject.toml or dslint.toml instead of the nearest one."),
     isolated: bool = typer.Option(False, "--isolated", help="Ignore every settings file."),
     stdin_filename: Optional[str] = typer.Option(None, "--stdin-filename", help="With -: the name of the piped file (its kind and settings)."),
+    add_noqa: bool = typer.Option(False, "--add-noqa", help="Add `# noqa: CODE` to every line with a finding (JSON configs: use per-file-ignores)."),
 ) -> None:
     """Check training scripts, DeepSpeed configs and launch scripts."""
     paths = paths or ["."]
@@ -150,19 +152,24 @@ def check(
     facts = {"nproc-per-node": nproc_per_node, "nodes": nodes, "cpu-cores": cpu_cores, "deepspeed-version": deepspeed_version}
     facts["per-file-ignores"] = _per_file_ignores(per_file_ignores)
     resolver = _resolver(select, ignore, extend_select, facts, config, isolated)
+    if add_noqa and (fix or diff or paths == ["-"]):
+        raise UsageError("--add-noqa cannot be combined with fix, --fix, --diff or stdin (-)")
     if paths == ["-"]:
         from .stdin import run_stdin
 
         raise typer.Exit(run_stdin(resolver, stdin_filename, fix=fix or diff, unsafe=unsafe_fixes, diff=diff,
                                    report=report, exit_zero=exit_zero, exit_non_zero_on_fix=exit_non_zero_on_fix))
     work = _plan(paths, resolver)
+    if add_noqa:
+        raise typer.Exit(_run_add_noqa(work, quiet))
     if fix or diff:
         raise typer.Exit(_run_fix(work, None, unsafe_fixes, diff, output_format, quiet, exit_zero, exit_non_zero_on_fix,
                                   report=report))
     from .report.output import emit
 
     result = _check_plan(work, use_cache=not no_cache, jobs=jobs,
-                         progress_factory=_progress_factory(not no_progress and report.text))
+                         progress_factory=_progress_factory(not no_progress and report.text),
+                         edits=output_format in ("json", "json-lines") or (report.show_fixes and report.text))
     for line in result.skipped + [f"error: {e}" for e in result.errors]:
         typer.echo(f"dslint: {line}", err=True)
     if show_setup:
@@ -171,6 +178,29 @@ def check(
     emit(result.findings, result.texts, report, files=result.files,
          summary=[] if result.errors and not result.findings else None)
     raise typer.Exit(_exit_code(result, exit_zero))
+
+
+def _run_add_noqa(work, quiet: bool) -> int:
+    from . import engine
+    from .add_noqa import AddNoqaOutcome, add_noqa
+
+    outcome = AddNoqaOutcome(errors=list(work.errors))
+    for settings, paths in work.groups:  # the settings of each file decide what it reports
+        result = engine.check(paths, settings, use_cache=False)
+        outcome.errors += result.errors
+        add_noqa(result.findings, paths, outcome)
+    for line in work.skipped + [f"not added: {line}" for line in outcome.not_added] + [f"error: {e}" for e in outcome.errors]:
+        typer.echo(f"dslint: {line}", err=True)
+    if not quiet:
+        s = "s" if outcome.added != 1 else ""
+        typer.echo(f"Added {outcome.added} noqa code{s} to {outcome.files} file{'s' if outcome.files != 1 else ''}.", err=True)
+        if outcome.json_skipped:
+            typer.echo(f"Skipped {outcome.json_skipped} finding{'s' if outcome.json_skipped != 1 else ''} in JSON "
+                       "configs (JSON has no comments; use per-file-ignores).", err=True)
+        if outcome.unused_left:
+            typer.echo(f"Left {outcome.unused_left} unused noqa code finding{'s' if outcome.unused_left != 1 else ''} "
+                       "(DSL004): `dslint fix` removes them.", err=True)
+    return 2 if outcome.errors else 0
 
 
 def _print_setup(project, settings) -> None:
@@ -271,6 +301,8 @@ def rules_command(output_format: str = typer.Option("full", "--output-format", "
 @app.command("explain")
 def explain_command(code: str = typer.Argument(..., help="A rule code or name, e.g. DSL101 or device-not-set")) -> None:
     """Print a rule's documentation (by code or by name)."""
+    import difflib
+
     from .docs import rule_doc
     from .rules.registry import all_rules
 

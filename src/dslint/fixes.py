@@ -13,7 +13,7 @@ import sys
 import threading
 from typing import Callable, Optional
 
-from .model import Applicability, Edit, Fix
+from .model import Applicability, Edit, Finding, Fix
 from .textpos import LineIndex
 
 Fixer = Callable[[str, dict], Optional[list[Edit]]]
@@ -54,6 +54,38 @@ def build_edits_or_reason(fix: Fix, text: str) -> tuple[Optional[list[Edit]], Op
     except Exception as error:  # a broken fixer must never take the run down; the finding stays
         return None, f"the fixer failed ({type(error).__name__})"
     return edits or None, None
+
+
+def text_digest(text: str) -> bytes:
+    import hashlib
+
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def attach_edits(findings: list[Finding], text: str, path: str) -> None:
+    """Build the edits of the fixable findings in `path` on `text`, its content, and keep them on
+    the findings (they travel back from the workers and into the cache with them). Findings of
+    one file share one libcst parse (`_parse_with_positions`)."""
+    digest = None
+    for finding in findings:
+        if finding.fix is None or finding.path != path or finding.built is not None:
+            continue
+        digest = digest or text_digest(text)
+        edits, why = build_edits_or_reason(finding.fix, text)
+        finding.built = (digest, tuple(edits) if edits else None, why)
+
+
+def edits_or_reason(finding: Finding, text: str) -> tuple[Optional[list[Edit]], Optional[str]]:
+    """`build_edits_or_reason` for a finding: its prebuilt edits when they were built on `text`."""
+    built = finding.built
+    if built is not None and built[0] == text_digest(text):
+        return (list(built[1]) if built[1] else None), built[2]
+    return build_edits_or_reason(finding.fix, text)
+
+
+def edits_for(finding: Finding, text: str) -> Optional[list[Edit]]:
+    """The edits of a finding's fix on `text` (None when it does not apply)."""
+    return edits_or_reason(finding, text)[0]
 
 
 DEEP_STACK_BYTES = 512 * 1024 * 1024  # reserved address space; only the pages used are committed
@@ -307,6 +339,14 @@ class _Window:
             return None
         return self._edits(new_module.code)
 
+    def _left_out_before(self, line: int) -> bool:
+        """Were file lines left out just before window line `line` (or after the last one)?"""
+        if line == 0:
+            return self.segments[0][0] > 1
+        if line == len(self.window_lines):
+            return self.segments[-1][1] < len(self.lines.line_starts)
+        return self.line_segment[line] != self.line_segment[line - 1]
+
     def _edits(self, new_source: str):
         import difflib
 
@@ -325,8 +365,12 @@ class _Window:
                     return _WHOLE_FILE  # the change spans lines the window left out
                 start = self.line_offsets[i1]
                 end = self.line_offsets[i2 - 1] + len(old[i2 - 1])
-            elif i1 == len(old) or (i1 > 0 and self.line_segment[i1] != self.line_segment[i1 - 1]):
-                start = end = self.line_offsets[i1 - 1] + len(old[i1 - 1])  # at the end of the segment before
+            elif self._left_out_before(i1):
+                # before or after the lines left out: a decorator for the next function or code
+                # for the end of the one before, the window cannot tell
+                return _WHOLE_FILE
+            elif i1 == len(old):
+                start = end = self.line_offsets[i1 - 1] + len(old[i1 - 1])  # at the end of the last segment
             else:
                 start = end = self.line_offsets[i1]
             pieces.append((start, end, "".join(new[j1:j2])))

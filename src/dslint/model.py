@@ -78,6 +78,9 @@ class Finding:
     related: list[tuple[str, Span, str]] = field(default_factory=list)
     # Set while the finding waits for the project phase (see rules.registry.decider).
     needs: Optional[tuple] = None
+    # The fix's edits, built where the file was checked when the run needs them (see
+    # fixes.attach_edits): (digest of the text they were built on, edits or None, why or None).
+    built: Optional[tuple] = field(default=None, compare=False, repr=False)
 
     def sort_key(self) -> tuple:
         return (self.path, self.span.start.row, self.span.start.column, self.code)

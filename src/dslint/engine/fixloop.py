@@ -1,17 +1,22 @@
 """The fix loop: apply non-overlapping edits, re-check, repeat to a fixed point (bounded), then
-write each file atomically, only over the bytes that were read."""
+write each file atomically, only over the bytes that were read.
+
+The first pass is a normal cold check that also builds the fixes' edits (in the workers); a later
+pass re-checks only the files it changed, reusing the others' results, and then the whole
+project phase, so a fix is still judged against the whole setup."""
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from ..fixes import apply_edits, build_edits_or_reason, parses
+from ..fixes import apply_edits, edits_or_reason, parses
 from ..model import Applicability, Finding
 from ..settings import Settings
 from ..sources.discover import SourceFile
-from ..sources.files import read_snapshot
+from ..sources.files import read_regular, read_snapshot
 from ..writes import Skipped, remove_stale_temps, replace_if_unchanged
 from .checkers import kind_for, read_text
 from .pipeline import check
@@ -29,6 +34,42 @@ class FixOutcome:
     dropped: list[str]  # one line per fix that would have broken its file
     remaining: CheckResult  # its `errors` include the files that could not be written
     skipped: list[str] = field(default_factory=list)  # "skipped PATH: why", one line per file left alone
+
+
+
+class _Unchanged:
+    """Each file's result by content, kept through one `fix`: a later pass (and the final check)
+    re-checks only the files whose text changed and reuses the others' results; the project
+    phase always sees every file. Not on disk (`path` is None), so the setup phase runs anew."""
+
+    path = None
+
+    def __init__(self, settings: Settings):
+        self.entries: dict = {}
+        self._limit = settings.max_file_size_mb * 1024 * 1024
+
+    def key(self, source: SourceFile) -> Optional[str]:
+        return self.key_and_data(source)[0]
+
+    def key_and_data(self, source: SourceFile) -> tuple[Optional[str], Optional[bytes]]:
+        try:
+            data = read_regular(source.abspath, self._limit)
+        except OSError:
+            return None, None
+        return f"{source.abspath}\0{source.path}\0{hashlib.blake2b(data, digest_size=16).hexdigest()}", data
+
+    def get(self, key):
+        return self.entries.get(key) if key else None
+
+    def put(self, key, result) -> None:
+        if key:
+            self.entries[key] = result
+
+    def save(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 
@@ -57,8 +98,11 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
     applied = 0
     dropped: list[str] = []
     refused: set = set()
+    unchanged = _Unchanged(settings)
+    wanted = True if unsafe else "safe"
+    result, settled = None, False
     for _ in range(MAX_FIX_PASSES):
-        result = check(paths, settings, root=root, use_cache=False, overlay=texts or None)
+        result = check(paths, settings, root=root, use_cache=False, overlay=texts or None, cache=unchanged, edits=wanted)
         by_file: dict[str, list[Finding]] = {}
         for finding in result.findings:
             if _fixable(finding, unsafe):
@@ -92,7 +136,7 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
                 key = (abspath, finding.code, finding.span.start, finding.fix.message)
                 if key in refused:
                     continue
-                built, why = build_edits_or_reason(finding.fix, current)
+                built, why = edits_or_reason(finding, current)  # (built with the check, on this text)
                 if not built:
                     refused.add(key)
                     if why:
@@ -119,6 +163,7 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
             counts[abspath] = counts.get(abspath, 0) + count
             progress = True
         if not progress:
+            settled = True
             break
     changed = {p: (originals[p], texts[p]) for p in originals if originals[p] != texts[p]}
     errors: list[str] = []
@@ -135,7 +180,13 @@ def fix(paths: list[str], settings: Settings, *, unsafe: bool = False, root: Opt
                 errors.append(f"cannot write {shown.get(abspath, abspath)}: {error.strerror or error}")
             del changed[abspath]
             applied -= counts.get(abspath, 0)
-    remaining = check(paths, settings, root=root, use_cache=False, overlay=None if write else (texts or None))
+    if settled and not originals and not overlay:
+        remaining = result  # no fix was applied: that check read what is on disk
+    elif settled and not write:
+        remaining = result  # that check saw the fixed texts
+    else:
+        remaining = check(paths, settings, root=root, use_cache=False, overlay=None if write else (texts or None),
+                          cache=unchanged)
     remaining.errors.extend(errors)
     return FixOutcome(changed=changed, applied=applied, dropped=dropped, remaining=remaining,
                       skipped=skipped + remaining.skipped)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from ..rules.registry import all_rules
 from ..settings import Settings
 from ..sources.discover import SourceFile
-from .checkers import check_file
+from .checkers import check_file, wants_edits
 from .results import FileResult
 
 if TYPE_CHECKING:
@@ -44,13 +44,15 @@ GC_EVERY_FILES = 32  # an explicit young-generation collection this often, so me
 
 
 def _check_serially(sources: list[SourceFile], settings: Settings, overlay: Optional[dict] = None,
-                    progress: Optional[Callable[[int], None]] = None, data: Optional[dict] = None) -> list[FileResult]:
-    """`data`: abspath -> the bytes already read (and hashed for the cache key)."""
+                    progress: Optional[Callable[[int], None]] = None, data: Optional[dict] = None,
+                    edits=False) -> list[FileResult]:
+    """`data`: abspath -> the bytes already read (and hashed for the cache key); `edits`: build
+    the fixes' edits too (see check_file)."""
     results = []
     data = data if data is not None else _PREREAD
     with gc_paused():
         for count, source in enumerate(sources, start=1):
-            results.append(check_file(source, settings, overlay, data.pop(source.abspath, None)))
+            results.append(check_file(source, settings, overlay, data.pop(source.abspath, None), edits))
             if progress:
                 progress(1)
             if count % GC_EVERY_FILES == 0:
@@ -60,6 +62,7 @@ def _check_serially(sources: list[SourceFile], settings: Settings, overlay: Opti
 
 
 _WORKER_SETTINGS: Optional[Settings] = None
+_WORKER_EDITS = False  # True, "safe" or False (see checkers.wants_edits)
 
 
 # The bytes read for the cache keys, inherited by the forked workers (not pickled to them).
@@ -67,37 +70,41 @@ _PREREAD: dict = {}
 
 
 
-def _worker_init(settings: Settings) -> None:
-    global _WORKER_SETTINGS
-    _WORKER_SETTINGS = settings
+def _worker_init(settings: Settings, edits=False) -> None:
+    global _WORKER_SETTINGS, _WORKER_EDITS
+    _WORKER_SETTINGS, _WORKER_EDITS = settings, edits
 
 
 
 def _worker_chunk(batch: tuple[int, list[SourceFile]]) -> tuple[int, list[FileResult]]:
     number, sources = batch
-    return number, _check_serially(sources, _WORKER_SETTINGS)
+    return number, _check_serially(sources, _WORKER_SETTINGS, edits=_WORKER_EDITS)
 
 
 
 def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional[int] = None,
                 overlay: Optional[dict] = None, cache: Optional[ResultCache] = None,
-                progress: Optional[Callable[[int], None]] = None) -> list[FileResult]:
+                progress: Optional[Callable[[int], None]] = None, edits=False) -> list[FileResult]:
+    """Each file's result, from `cache` or checked (here or in a fork pool). `edits`: the run
+    reports or applies fixes, so their edits are built with the results (a cached result
+    without them is checked again, and cached with them)."""
     all_rules()
     results: list[Optional[FileResult]] = [None] * len(sources)
     todo: list[int] = []
     keys: dict[int, Optional[str]] = {}
     preread: dict[str, bytes] = {}  # a miss is linted on the very bytes its key hashes
-    for index, source in enumerate(sources):
-        if cache is not None and (overlay is None or source.abspath not in overlay):
-            keys[index], data = cache.key_and_data(source)
-            hit = cache.get(keys[index])
-            if hit is not None:
-                hit.cache_key = keys[index]
-                results[index] = hit
-                continue
-            if data is not None:
-                preread[source.abspath] = data
-        todo.append(index)
+    with gc_paused():  # (each hit unpickles a file's results: see gc_paused)
+        for index, source in enumerate(sources):
+            if cache is not None and (overlay is None or source.abspath not in overlay):
+                keys[index], data = cache.key_and_data(source)
+                hit = cache.get(keys[index])
+                if hit is not None and not (edits and _lacks_edits(hit, settings, edits)):
+                    hit.cache_key = keys[index]
+                    results[index] = hit
+                    continue
+                if data is not None:
+                    preread[source.abspath] = data
+            todo.append(index)
     if progress and len(todo) < len(sources):
         progress(len(sources) - len(todo))
     jobs = jobs or os.cpu_count() or 1
@@ -108,7 +115,7 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
     if len(remote) >= PARALLEL_THRESHOLD and jobs > 1 and overlay is None and "fork" in _start_methods():
         import multiprocessing
 
-        _import_checkers({sources[i].kind for i in todo})
+        _import_checkers({sources[i].kind for i in todo}, edits)
         local = [i for i in todo if sources[i].kind != "python"]
         # Small chunks, taken in any order: the last chunks keep every worker busy to the end
         # (file costs vary 100x), while each chunk still carries enough files to pay its IPC.
@@ -119,10 +126,10 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
         try:
             # The parent unpickles every worker's results: without the pause each automatic GC pass
             # re-traverses all results received so far (~3x the unpickling itself).
-            with context.Pool(jobs, initializer=_worker_init, initargs=(settings,)) as pool, gc_paused():
+            with context.Pool(jobs, initializer=_worker_init, initargs=(settings, edits)) as pool, gc_paused():
                 work = [(number, [sources[i] for i in batch]) for number, batch in enumerate(batches)]
                 received = pool.imap_unordered(_worker_chunk, work)
-                for index, result in zip(local, _check_serially([sources[i] for i in local], settings, None, progress, preread)):
+                for index, result in zip(local, _check_serially([sources[i] for i in local], settings, None, progress, preread, edits)):
                     results[index] = result
                 for number, batch_results in received:
                     for index, result in zip(batches[number], batch_results):
@@ -132,7 +139,7 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
         finally:
             _PREREAD.clear()
     else:
-        for index, result in zip(todo, _check_serially([sources[i] for i in todo], settings, overlay, progress, preread)):
+        for index, result in zip(todo, _check_serially([sources[i] for i in todo], settings, overlay, progress, preread, edits)):
             results[index] = result
     if cache is not None:
         for index in todo:
@@ -142,11 +149,22 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
 
 
 
-def _import_checkers(kinds: set) -> None:
+def _lacks_edits(result: FileResult, settings: Settings, edits) -> bool:
+    return any(f.built is None and f.path == result.source.path and wants_edits(f, settings, edits)
+               for f in result.findings)
+
+
+
+def _import_checkers(kinds: set, edits=False) -> None:
     """Import the per-kind checkers once before forking, not once in every worker.
 
     The parent needs them anyway: it checks the launch and config files itself.
     """
+    if edits and "python" in kinds:
+        try:
+            import libcst.metadata  # noqa: F401  (once here, not in every worker that builds edits)
+        except ImportError:
+            pass
     if "launch" in kinds:
         try:
             from ..sources import launch  # noqa: F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from ..fixes import build_edits
+from ..fixes import edits_for
 from ..model import Finding
 from ..rules.registry import RULES
 
@@ -14,7 +14,7 @@ def finding_to_dict(finding: Finding, source) -> dict:
     fix = None
     if finding.fix is not None:
         text = source.get(finding.path)
-        edits = build_edits(finding.fix, text) if text is not None else None
+        edits = edits_for(finding, text) if text is not None else None  # (built in the worker when it could)
         if edits:
             fix = {
                 "applicability": finding.fix.applicability.value,

@@ -84,7 +84,7 @@ def write_available_fixes(findings: list[Finding], out: TextIO, source, unsafe_f
     """`check --show-fixes`: every available fix as a diff, under its rule's *Why it hurts*."""
     import difflib
 
-    from ..fixes import apply_edits, build_edits
+    from ..fixes import apply_edits, edits_for
 
     with_fix = [f for f in findings if f.fix is not None]
     if not with_fix:
@@ -102,7 +102,7 @@ def write_available_fixes(findings: list[Finding], out: TextIO, source, unsafe_f
                 "unsafe, with --unsafe-fixes" if not unsafe_fixes else "unsafe"
             out.write(f"\n  {f.path}:{f.span.start.row}:{f.span.start.column}: {f.fix.message} [{label}]\n")
             text = source.get(f.path)
-            edits = build_edits(f.fix, text) if text is not None else None
+            edits = edits_for(f, text) if text is not None else None
             if not edits:
                 out.write("    (the fix cannot be built on the current file)\n")
                 continue
