@@ -283,6 +283,19 @@ def test_a_broken_pyproject_that_is_not_for_dslint_does_not_stop_the_run(tmp_pat
 PYTHONS = ["/root/.pyenv/versions/3.10.13/bin/python", "/root/.pyenv/versions/3.13.0/bin/python"]
 
 
+def _lsp_frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+# initialize, initialized, shutdown, exit: the server answers the first and exits 0 after the last
+LSP_SESSION = b"".join(_lsp_frame(m) for m in (
+    {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": None, "capabilities": {}}},
+    {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+    {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+    {"jsonrpc": "2.0", "method": "exit"}))
+
+
 @pytest.mark.slow
 def test_the_wheel_installs_and_checks_on_the_oldest_and_newest_python(tmp_path):
     present = [p for p in PYTHONS if os.access(p, os.X_OK)]
@@ -294,6 +307,7 @@ def test_the_wheel_installs_and_checks_on_the_oldest_and_newest_python(tmp_path)
     wheel = next((tmp_path / "dist").glob("dslint-*.whl"))
     project = write(tmp_path / "project", {"train.py": SAME_GPU, "pyproject.toml": '[tool.dslint]\nselect = ["DSL1"]\n'})
     outcomes: dict = {}
+    lsp_outcomes: dict = {}
 
     def install_and_check(python: str) -> None:
         venv = tmp_path / Path(python).parent.parent.name
@@ -307,6 +321,10 @@ def test_the_wheel_installs_and_checks_on_the_oldest_and_newest_python(tmp_path)
         done = subprocess.run([str(venv / "bin" / "dslint"), "check", "--no-cache", "-o", "concise", "."], cwd=project,
                               capture_output=True, text=True, timeout=120)
         outcomes[python] = (done.returncode, done.stdout + done.stderr)
+        # `dslint lsp` works from a plain install (pygls and lsprotocol are core dependencies)
+        served = subprocess.run([str(venv / "bin" / "dslint"), "lsp"], input=LSP_SESSION, cwd=project,
+                                capture_output=True, timeout=120)
+        lsp_outcomes[python] = (served.returncode, served.stdout.decode(errors="replace") + served.stderr.decode(errors="replace"))
 
     threads = [threading.Thread(target=install_and_check, args=(p,)) for p in present]
     for thread in threads:
@@ -317,4 +335,7 @@ def test_the_wheel_installs_and_checks_on_the_oldest_and_newest_python(tmp_path)
         code, output = outcomes[python]
         assert code == 1, f"{python}: {output}"
         assert output.count("DSL101") == 2 and "Traceback" not in output, f"{python}: {output}"
+        code, output = lsp_outcomes[python]
+        assert code == 0 and '"id": 1' in output and '"codeActionProvider"' in output, f"{python} lsp: {output}"
+        assert '"name": "dslint"' in output and "Traceback" not in output, f"{python} lsp: {output}"
     shutil.rmtree(tmp_path / "dist", ignore_errors=True)
