@@ -19,7 +19,8 @@ from typing import Optional
 
 from .engine.fixloop import _given_roots, _inside
 from .engine.suppression import ENGINE_CODES, NOQA_LINE, UNUSED_NOQA
-from .lsp_noqa import _noqa_list, _rows_without_comment_room
+from .engine.suppression import noqa_list
+from .lsp_noqa import _rows_without_comment_room
 from .model import Finding
 from .sources.discover import kind_of
 from .sources.files import read_snapshot
@@ -100,7 +101,7 @@ def _add_to_file(abspath: str, path: str, findings: list[Finding], outcome: AddN
     for row, codes in sorted(codes_at.items()):
         start = lines.line_starts[row - 1]
         line = lines.line(row).rstrip("\r")
-        existing = _noqa_list(line, kind)
+        existing = noqa_list(line, kind)
         if existing is not None:
             present = {c.strip().upper() for c in existing.group("codes").split(",")}
             codes = [c for c in codes if c not in present]
@@ -138,7 +139,7 @@ def _comment_row(lines: LineIndex, blocked: set, rows: tuple, kind: str) -> Opti
         line = lines.line(row).rstrip("\r")
         if line.rstrip().endswith("\\") or (kind == "launch" and line.startswith(SCHEDULER_DIRECTIVES)):
             continue
-        if _noqa_list(line, kind) is None and NOQA_LINE.search(line):
+        if noqa_list(line, kind) is None and NOQA_LINE.search(line):
             continue  # a `noqa:` list in a string comes first: the engine would read that one
         return row
     return None

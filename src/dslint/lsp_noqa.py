@@ -10,7 +10,7 @@ import io
 import tokenize
 from typing import Optional
 
-from .engine.suppression import NOQA_LINE
+from .engine.suppression import noqa_list
 from .model import Edit
 from .textpos import LineIndex
 
@@ -27,7 +27,7 @@ def noqa_edit(text: str, rows: list[int], code: str, kind: str) -> Optional[Edit
         if body.endswith("\\"):
             continue
         start = lines.line_starts[row - 1]
-        existing = _noqa_list(line, kind)
+        existing = noqa_list(line, kind)
         if existing is not None:
             if code.upper() in {c.strip().upper() for c in existing.group("codes").split(",")}:
                 return None  # already there: nothing to add
@@ -36,22 +36,6 @@ def noqa_edit(text: str, rows: list[int], code: str, kind: str) -> Optional[Edit
         at, end = start + len(body), start + len(line)  # trailing blanks are replaced
         return Edit(f"  # noqa: {code}" if body else f"# noqa: {code}", at, end, lines.location(at), lines.location(end))
     return None
-
-
-def _noqa_list(line: str, kind: str):
-    """The `# noqa: A1, B2` list of the line's comment (not one that sits inside a string)."""
-    for match in NOQA_LINE.finditer(line):
-        if kind != "python" or _is_comment_start(line, match.start()):
-            return match
-    return None
-
-
-def _is_comment_start(line: str, column: int) -> bool:
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(line + "\n").readline))
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        return False
-    return any(t.type == tokenize.COMMENT and t.start[1] == column for t in tokens)
 
 
 def _rows_without_comment_room(text: str) -> set[int]:

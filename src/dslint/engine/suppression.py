@@ -189,9 +189,8 @@ def _text_of(result, overlay: Optional[dict]) -> Optional[str]:
 
 def _comment_match(line: str, kind: str):
     """The line's `# noqa:` list that is a comment (in Python: not text inside a string)."""
-    from ..lsp_noqa import _noqa_list
 
-    return _noqa_list(line.rstrip("\r"), kind)
+    return noqa_list(line.rstrip("\r"), kind)
 
 
 @fixer("remove-noqa-codes")
@@ -220,3 +219,22 @@ def _remove_codes(text: str, params: dict) -> Optional[list]:
     before = line[:match.start()]
     cut = len(before.rstrip())
     return [edit(lines, start + cut, start + len(line), "")]
+
+
+def noqa_list(line: str, kind: str):
+    """The `# noqa: A1, B2` list of the line's comment (not one that sits inside a string)."""
+    for match in NOQA_LINE.finditer(line):
+        if kind != "python" or _is_comment_start(line, match.start()):
+            return match
+    return None
+
+
+def _is_comment_start(line: str, column: int) -> bool:
+    import io
+    import tokenize
+
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(line + "\n").readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return False
+    return any(t.type == tokenize.COMMENT and t.start[1] == column for t in tokens)
