@@ -10,7 +10,7 @@ from dslint import engine
 from dslint.facts.link import describe_setups, link_setups
 from dslint.settings import Settings
 from dslint.sources.launch import parse_launch_file
-from dslint.sources.launch_facts import parse_hostfile
+from dslint.sources.launch.facts import parse_hostfile
 
 TRAIN = ("import argparse, deepspeed\np = argparse.ArgumentParser()\np = deepspeed.add_config_arguments(p)\n"
          "args = p.parse_args()\nengine, *_ = deepspeed.initialize(args=args, model=None)\n")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from dslint.facts.link import link_setups
-from dslint.sources import launchers
+from dslint.sources.launch import launchers
 from dslint.sources.launch import parse_launch_file
-from dslint.sources.markdown_launch import has_launch_block
+from dslint.sources.launch.markdown import has_launch_block
 
 DS_SCRIPT = ("import argparse, deepspeed\np = argparse.ArgumentParser()\np = deepspeed.add_config_arguments(p)\n"
              "args = p.parse_args()\nengine, *_ = deepspeed.initialize(args=args, model=None)\n")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from dslint.sources import launch_flags
+from dslint.sources.launch import flags as launch_flags
 from dslint.sources.launch import parse_launch_file
-from dslint.sources.launchers import LAUNCHERS, PYTHON_MODULES
+from dslint.sources.launch.launchers import LAUNCHERS, PYTHON_MODULES
 
 _GEN = Path(__file__).resolve().parent.parent / "dev" / "gen_launch_flags.py"
 _spec = importlib.util.spec_from_file_location("gen_launch_flags", _GEN)

@@ -1,4 +1,4 @@
-"""Launch commands documented in README/docs Markdown (sources/markdown_launch.py): read in place,
+"""Launch commands documented in README/docs Markdown (sources/launch/markdown.py): read in place,
 linked like a .sh launch line, reported at the README line, never rewritten."""
 from pathlib import Path
 
@@ -6,7 +6,7 @@ from dslint.model import Location
 from dslint.settings import Settings
 from dslint.sources.discover import discover
 from dslint.sources.launch import parse_launch_file
-from dslint.sources.markdown_launch import has_launch_block, is_markdown_launch_path, shell_view
+from dslint.sources.launch.markdown import has_launch_block, is_markdown_launch_path, shell_view
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "zero_offload_torchrun"
 

@@ -1,8 +1,8 @@
-"""Launch scripts read through tree-sitter-bash (sources/launch_bash.py): the shell constructs
+"""Launch scripts read through tree-sitter-bash (sources/launch/bash.py): the shell constructs
 real launch scripts use, with exact positions."""
 from dslint.model import Location
 from dslint.sources.launch import parse_launch_file
-from dslint.sources.launch_bash import arith_value
+from dslint.sources.launch.bash import arith_value
 
 
 def _launches(text: str) -> list[tuple[int, str, str]]:

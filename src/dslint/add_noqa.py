@@ -156,7 +156,7 @@ def _blocked_rows(text: str, kind: str, path: str) -> set[int]:
 
 def _shell_rows_in_text(text: str) -> set[int]:
     """Rows (1-based) whose end lies inside a multi-line string or a heredoc: a `#` there is text."""
-    from .sources.launch_bash import _parser
+    from .sources.launch.bash import _parser
 
     tree = _parser().parse(text.encode("utf-8", "surrogatepass"))
     blocked: set[int] = set()

@@ -167,7 +167,7 @@ def _import_checkers(kinds: set, edits=False) -> None:
             pass
     if "launch" in kinds:
         try:
-            from ..sources import launch  # noqa: F401
+            from ..sources.launch import parse  # noqa: F401
         except ImportError:
             pass
     if "dsconfig" in kinds:

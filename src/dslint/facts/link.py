@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..model import Span
-from ..sources import launchers as launcher_table
+from ..sources.launch import launchers as launcher_table
 from . import lightning_strategies as pl_table
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
 from .script_setup import ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts
@@ -387,7 +387,7 @@ def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], com
         text = found.real.read_text(errors="replace") if found.real is not None else None
     except OSError:
         text = None
-    from ..sources.launch_facts import apply_deepspeed_world, deepspeed_world, parse_hostfile
+    from ..sources.launch.facts import apply_deepspeed_world, deepspeed_world, parse_hostfile
 
     pool = parse_hostfile(text) if text is not None else None
     linked = dataclasses.replace(command, reasons=dict(command.reasons))

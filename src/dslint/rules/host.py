@@ -18,7 +18,7 @@ from ..facts.link import TrainingSetup, link_setups, node_cores
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
 from ..facts.values import constant
-from ..sources.launchers import LAUNCHERS, OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION
+from ..sources.launch.launchers import LAUNCHERS, OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION
 from .context import PythonContext, SetupContext
 from .config_schema import effective
 from .registry import Report, python_rule, setup_rule, file_label, short

@@ -12,7 +12,7 @@ from typing import Iterator
 
 from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, lightning_position, link_setups
 from ..model import Severity
-from ..sources.launchers import LAUNCHERS, PER_NODE_KINDS, torch_spawner
+from ..sources.launch.launchers import LAUNCHERS, PER_NODE_KINDS, torch_spawner
 from ..facts.program import is_test_module
 from .context import SetupContext
 from .registry import Report, setup_rule, file_label, short

@@ -78,7 +78,7 @@ def _kind_of_name(name: str) -> Optional[str]:
 
 def _markdown_kind(display: str, abspath: str) -> Optional[str]:
     """README*.md and docs/**/*.md are launch files when a fenced shell block starts a launcher."""
-    from .markdown_launch import is_markdown_launch_path, read_if_launch
+    from .launch.markdown import is_markdown_launch_path, read_if_launch
 
     return "launch" if is_markdown_launch_path(display) and read_if_launch(abspath) else None
 

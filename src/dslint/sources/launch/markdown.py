@@ -20,7 +20,7 @@ SHELL_TAGS = frozenset({"bash", "sh", "shell", "console", "zsh", "shell-session"
                         "terminal"})
 _FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([^`\s]*)")
 _PROMPT = re.compile(r"^[ \t]*(\$|[A-Za-z0-9_.@~:/-]*\$) ")
-# A launcher word of the table (launchers.WORD_PATTERN) or python anywhere (sources/launch.py LAUNCHER_WORDS).
+# A launcher word of the table (launchers.WORD_PATTERN) or python anywhere (sources/launch/parse.py LAUNCHER_WORDS).
 _LAUNCHER_WORDS = re.compile(rf"\b(?:{WORD_PATTERN}|python[0-9.]*)\b")
 # What a launch line of an untagged block starts with: a launcher, python, or what runs a launch script.
 _LAUNCH_WORD = re.compile(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from . import launchers as table
-from .launch_model import (
+from .model import (
     AccelerateFacts,
     DeepSpeedFacts,
     LaunchCommand,
@@ -18,7 +18,7 @@ from .launch_model import (
     SbatchDirectives,
     SrunFacts,
 )
-from .launch_options import sub_span
+from .options import sub_span
 from .launchers import LAUNCHERS, SCRIPT_CONFIG_OPTIONS
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Optional, Sequence, Union
 
-from .launch_shell import ARITH, CMD, LIT, SPECIAL, VAR, Word, WordPart, _parameter_part
+from .lexer import ARITH, CMD, LIT, SPECIAL, VAR, Word, WordPart, _parameter_part
 
 
 class Words(Sequence):

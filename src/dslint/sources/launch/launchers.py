@@ -1,10 +1,10 @@
 """One table of the launchers dslint reads: what starts each one, what it does, how it is parsed.
 
 Every module that needs to know about a launcher (the walker in launch.py, the facts in
-launch_facts.py, the linker, the launch rules) reads `LAUNCHERS` instead of keeping its own list.
+launch/facts.py, the linker, the launch rules) reads `LAUNCHERS` instead of keeping its own list.
 Behaviour is cited from the launchers' sources (torch/distributed/run.py, deepspeed/launcher/
 runner.py and launch.py, accelerate/commands/launch.py and utils/launch.py, lightning/fabric/cli.py,
-srun(1), mpirun(1)); the option tables are in launch_flags.py.
+srun(1), mpirun(1)); the option tables are in launch/flags.py.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping, Optional, Sequence
 
-from . import launch_flags as flags
+from . import flags
 
 # What a launcher puts in OMP_NUM_THREADS when the command leaves it unset.
 OMP_ONE_IF_SEVERAL = "one-if-several"  # "1" when nproc_per_node > 1 (torch/distributed/run.py config_from_args)
@@ -50,7 +50,7 @@ class LauncherSpec:
     port_options: tuple[str, ...]  # rendezvous port, by key
     config_options: tuple[str, ...]  # a config file the launcher itself reads, by key
     count: ProcessCount
-    options: Mapping[str, object]  # option table (launch_flags.py)
+    options: Mapping[str, object]  # option table (launch/flags.py)
     parser: str  # "argparse" | "click" | "getopt" | "mpirun" | "python"
     allow_abbrev: bool = False  # argparse accepts unique prefixes of long options
 

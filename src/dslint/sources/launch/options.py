@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from dslint.model import Span
 
-from .launch_model import LaunchOption, ShellArg
+from .model import LaunchOption, ShellArg
 
 
 def join_spans(first: Span, last: Span) -> Span:

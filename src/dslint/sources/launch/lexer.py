@@ -3,7 +3,7 @@
 A `Word` keeps the character offsets of its raw text and a list of parts (literal text, `$VAR`,
 `${VAR:-default}`, `$(...)`, `$((...))`, make's `$(VAR)`), so that its value can be computed
 later from the variables assigned before it. Shell scripts are read by tree-sitter-bash
-(launch_bash.py), which builds the same words; Makefile recipes (make's `$(VAR)` and `$$`) and
+(launch/bash.py), which builds the same words; Makefile recipes (make's `$(VAR)` and `$$`) and
 `#SBATCH` directive lines are lexed here. The lexer never raises: an unterminated quote or
 substitution runs to the end of the input.
 """

@@ -6,11 +6,11 @@
 each option and its exact position, the environment the command sees, the script and its
 arguments, and facts derived the way each launcher derives them. It never raises.
 
-Shell scripts come through tree-sitter-bash (launch_bash.py): the walk below follows functions
+Shell scripts come through tree-sitter-bash (launch/bash.py): the walk below follows functions
 (read at their first call), `if`/`case` branches (each a candidate launch), loops and subshells,
 and resolves words from the variables assigned before them. Makefiles keep a small reader
-(launch_shell.lex); README/docs Markdown is read through its fenced shell blocks
-(markdown_launch.py).
+(lexer.lex); README/docs Markdown is read through its fenced shell blocks
+(launch/markdown.py).
 """
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ from typing import Optional
 
 from dslint.textpos import LineIndex
 
-from . import launch_flags as flags
+from . import flags
 from .launchers import COMMAND_WORDS, LAUNCHERS, PYTHON_MODULES, WORD_PATTERN, launcher_kind
-from .launch_facts import derive_facts
-from .launch_model import (
+from .facts import derive_facts
+from .model import (
     EnvValue,
     LaunchCommand,
     LaunchFile,
@@ -34,10 +34,10 @@ from .launch_model import (
     SbatchDirectives,
     ShellArg,
 )
-from .launch_options import join_spans, parse_argparse, parse_getopt, parse_mpirun
-from .launch_bash import Branches, Clobber, Function, Loop, Script, Simple, Subshell, arith_value, parse_shell
-from .launch_shell import ARITH, CMD, LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
-from .markdown_launch import shell_view
+from .options import join_spans, parse_argparse, parse_getopt, parse_mpirun
+from .bash import Branches, Clobber, Function, Loop, Script, Simple, Subshell, arith_value, parse_shell
+from .lexer import ARITH, CMD, LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
+from .markdown import shell_view
 
 __all__ = [
     "parse_launch_file",
@@ -250,7 +250,7 @@ def _walk_commands(state: _State, items: list, make_mode: bool) -> None:
         _handle_simple_command(state, words, end, make_mode)
 
 
-# -- shell scripts (sources/launch_bash.py) ------------------------------------------------
+# -- shell scripts (sources/launch/bash.py) ------------------------------------------------
 
 def _walk_script(state: _State, script: Script) -> None:
     state.called |= script.called
