@@ -162,7 +162,7 @@ def removed_config_key(ctx: ConfigContext) -> Iterator[Report]:
 
 
 def _delete_removed_fix(doc: JsonDoc, problem: ConfigProblem):
-    from .config_checks import delete_pair_edit
+    from ..sources.json_edits import delete_pair_edit
 
     parent = doc.node(problem.path[:-1]) if problem.path[:-1] else doc.root
     node = doc.node(problem.path)

@@ -200,7 +200,7 @@ GATHER_KEYS = ("stage3_gather_16bit_weights_on_model_save", "gather_16bit_weight
 @setup_rule("DSL611", "zero3-save-without-gather", fix=Applicability.UNSAFE)
 def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
     """ZeRO-3 and a 16-bit weights save, but the config does not gather the weights to save them."""
-    from .config_checks import insert_pair_edit, replace_value_edit
+    from ..sources.json_edits import insert_pair_edit, replace_value_edit
 
     for setup, doc in _linked(ctx):
         read = effective(doc.value, ctx.settings)
@@ -426,7 +426,7 @@ def hf_args_config_mismatch(ctx: SetupContext) -> Iterator[Report]:
     raises at the start of train()."""
     import json
 
-    from .config_checks import replace_value_edit
+    from ..sources.json_edits import replace_value_edit
 
     readers: dict = {}
     for setup in link_setups(ctx.project, ctx.settings):
