@@ -19,7 +19,8 @@ import pathspec
 from . import engine
 from .model import Finding, UsageError
 from .settings import DEFAULT_EXCLUDE, Settings, load_settings
-from .sources.discover import _PATTERN_STYLE, kind_of
+from .sources.discover import kind_of
+from .sources.ignore import pattern_style
 from .sources.files import read_regular
 
 MAX_CACHE_ENTRIES = 20000  # one per file; dropped wholesale past this
@@ -239,7 +240,7 @@ def is_excluded(path: str, root: Path, settings: Settings) -> bool:
     An editor opens library sources too (go to definition into site-packages); those get no
     diagnostics, as `dslint check` would not walk into them.
     """
-    spec = pathspec.PathSpec.from_lines(_PATTERN_STYLE, DEFAULT_EXCLUDE + settings.exclude + settings.extend_exclude)
+    spec = pathspec.PathSpec.from_lines(pattern_style(), DEFAULT_EXCLUDE + settings.exclude + settings.extend_exclude)
     try:
         parts = Path(path).relative_to(root).parts
     except ValueError:

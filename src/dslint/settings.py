@@ -297,7 +297,7 @@ def check_patterns(patterns: list, where: str) -> None:
     """An exclude pattern that gitignore syntax rejects is a settings error, not a crash later."""
     if not patterns or not all(isinstance(p, str) for p in patterns):
         return  # (wrong types are reported by the model)
-    from .sources.discover import IgnoreSpec
+    from .sources.ignore import IgnoreSpec
 
     for pattern in patterns:
         try:

@@ -87,7 +87,7 @@ def _excluded(abspath: str, config, settings: Settings) -> bool:
     patterns = settings.exclude + settings.extend_exclude
     if not patterns or config is None:
         return False
-    from .sources.discover import IgnoreSpec
+    from .sources.ignore import IgnoreSpec
 
     spec = IgnoreSpec(patterns)
     parts = os.path.relpath(abspath, os.path.dirname(str(config))).replace(os.sep, "/").split("/")
