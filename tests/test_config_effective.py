@@ -39,3 +39,20 @@ def test_fp16_and_bf16_read_as_pydantic_reads_the_flags(project):
     assert "DSL606" in project.codes()
     project.write({"ds.json": '{"train_batch_size": 8, "fp16": {"enabled": true}, "bf16": {"enabled": "auto"}}\n'})
     assert "DSL606" not in project.codes()
+
+
+def test_show_setup_reads_the_legacy_cpu_offload_as_offload(tmp_path):
+    """--show-setup's offload line comes from the same reader as the rules: a legacy
+    `"cpu_offload": true` is an optimizer offload to the CPU, as DeepSpeed reads it."""
+    import subprocess
+    import sys
+
+    (tmp_path / "train.py").write_text(
+        "import deepspeed, torch\n"
+        "model = torch.nn.Linear(2, 2)\n"
+        "engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config='ds.json')\n")
+    (tmp_path / "ds.json").write_text('{"train_micro_batch_size_per_gpu": 1, "zero_optimization": {"stage": 2, "cpu_offload": true}}\n')
+    (tmp_path / "run.sh").write_text("deepspeed --num_gpus 2 train.py\n")
+    out = subprocess.run([sys.executable, "-m", "dslint", "check", "--no-cache", "--show-setup", "."], cwd=tmp_path,
+                         capture_output=True, text=True).stdout
+    assert "offload         optimizer: cpu, params: none" in out

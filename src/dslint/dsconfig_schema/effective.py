@@ -10,6 +10,7 @@ Never raises on a malformed config: a value of the wrong type reads as the defau
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from .coerce import lax_bool, lax_int
@@ -215,3 +216,27 @@ def effective_config(data: dict, *, version: str | None = None) -> EffectiveConf
         sequence_parallel_size=_int(sp, None) if sp is not None else None,
         explicit=frozenset(_paths(data)),
     )
+
+
+@lru_cache(maxsize=1)
+def _installed_version():
+    from .versions import detect_deepspeed_version
+
+    return detect_deepspeed_version()
+
+
+def target_version(settings) -> str | None:
+    """The DeepSpeed version a check is for: the `deepspeed-version` setting, else the installed package's."""
+    return getattr(settings, "deepspeed_version", None) or _installed_version()
+
+
+def effective_for(value, settings) -> EffectiveConfig | None:
+    """The config as DeepSpeed reads it (stage, offload, precision, legacy spellings included), for the
+    target version; None when there is no config or the schema cannot read it (never raises): the one
+    reader of stage, offload and precision that rules and facts share."""
+    if not isinstance(value, dict):
+        return None
+    try:
+        return effective_config(value, version=target_version(settings))
+    except Exception:  # a schema gap must never take a check down
+        return None

@@ -125,19 +125,16 @@ class TrainingSetup:
             return self.facts.lightning_optimizers[0]
         return None
 
-    def offload_devices(self) -> tuple[str, str]:
-        """(optimizer, param) offload devices of the linked config ("none" when not offloading)."""
-        value = self.config_value or {}
-        zero = value.get("zero_optimization") if isinstance(value.get("zero_optimization"), dict) else {}
-        if zero.get("stage", 0) not in (1, 2, 3, "1", "2", "3"):
-            return "none", "none"  # no ZeRO (or "auto"): nothing is offloaded that the files can show
+    def offload_devices(self, settings=None) -> tuple[str, str]:
+        """(optimizer, param) offload devices of the linked config as DeepSpeed reads it, legacy
+        `cpu_offload` included ("none" when not offloading, or when the files cannot show it)."""
+        from ..dsconfig_schema.effective import effective_for
 
-        def device(key):
-            block = zero.get(key)
-            if isinstance(block, dict) and isinstance(block.get("device"), str):
-                return block["device"]
-            return "none"
-        return device("offload_optimizer"), device("offload_param")
+        config = effective_for(self.config_value, settings)
+        if config is None or config.zero_stage not in (1, 2, 3):
+            return "none", "none"  # no ZeRO (or "auto"): nothing is offloaded that the files can show
+        return tuple((block.device if block is not None else "none")
+                     for block in (config.offload_optimizer, config.offload_param))
 
 
 # -- paths -----------------------------------------------------------------------------------
@@ -1078,7 +1075,7 @@ def describe_setups(project: "Project", settings: Optional["Settings"] = None) -
         else:
             lines.append(f"  config          {_show(None, setup.notes.get('config', 'no config reference found'))}")
         lines.append(f"  optimizer       {_optimizer_text(setup)}")
-        opt_dev, param_dev = setup.offload_devices()
+        opt_dev, param_dev = setup.offload_devices(settings)
         pin = _pin_text(setup)
         lines.append(f"  offload         optimizer: {opt_dev}, params: {param_dev}{pin}")
         lines.append(f"  frameworks      {', '.join(setup.frameworks) or 'none'}")

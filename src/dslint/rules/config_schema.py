@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, Optional
 
 from ..dsconfig_schema.problems import (
@@ -37,29 +36,17 @@ BUCKET_KEYS = ("reduce_bucket_size", "allgather_bucket_size", "stage3_prefetch_b
                "stage3_max_reuse_distance", "sub_group_size", "stage3_model_persistence_threshold")
 
 
-@lru_cache(maxsize=1)
-def _installed_version() -> Optional[str]:
-    from ..dsconfig_schema import detect_deepspeed_version
-
-    return detect_deepspeed_version()
-
-
 def target_version(settings) -> Optional[str]:
-    """The DeepSpeed version to check against: the setting, else the installed package's."""
-    return getattr(settings, "deepspeed_version", None) or _installed_version()
+    from ..dsconfig_schema.effective import target_version as version_for
+
+    return version_for(settings)
 
 
 def effective(value, settings) -> Optional[EffectiveConfig]:
-    """The config as DeepSpeed reads it (stage, offload, precision, legacy spellings included), for
-    the target version; None when there is no config. The one reader the config rules share."""
-    if not isinstance(value, dict):
-        return None
-    from ..dsconfig_schema import effective_config
+    """The config as DeepSpeed reads it (dsconfig_schema's one reader), or None."""
+    from ..dsconfig_schema.effective import effective_for
 
-    try:
-        return effective_config(value, version=target_version(settings))
-    except Exception:  # as with problems(): a schema gap must never take a check down
-        return None
+    return effective_for(value, settings)
 
 
 def problems(doc: JsonDoc, settings, filler) -> list[ConfigProblem]:
