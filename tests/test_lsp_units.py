@@ -155,14 +155,15 @@ def test_fix_all_returns_the_fixed_buffer(tmp_path):
     assert linter.fix_all(fixed, [fixed]) is None
 
 
-def test_lsp_without_pygls_says_how_to_install_it():
+def test_lsp_without_pygls_says_how_to_repair_the_install():
     import subprocess
     import sys
 
     code = "import sys; sys.modules['pygls'] = None\nfrom dslint.cli import main\nmain(['lsp'])"
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2
-    assert run.stderr.strip() == "dslint: error: `dslint lsp` needs pygls, which is not installed: pip install 'dslint[lsp]'"
+    assert run.stderr.strip() == ("dslint: error: `dslint lsp` needs pygls, which is missing from this environment: "
+                                 "pip install --force-reinstall dslint")
 
 
 def test_a_script_in_the_home_folder_does_not_walk_the_home_folder(tmp_path, monkeypatch):
