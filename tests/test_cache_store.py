@@ -182,7 +182,7 @@ def test_a_kill_inside_the_save_transaction_leaves_the_old_rows(tree, counted):
             f"db.execute('PRAGMA cache_size = 1')\n"
             f"db.execute('BEGIN IMMEDIATE')\n"
             f"db.execute('DELETE FROM entries')\n"
-            f"db.executemany('INSERT INTO entries VALUES (?, ?, ?, ?, 0, 1, ?)', "
+            f"db.executemany('INSERT INTO entries VALUES (?, ?, ?, ?, 0, 1, ?, NULL)', "
             f"[(str(i), 'x', 'y', 'z', os.urandom(4096)) for i in range(300)])\n"
             f"os.kill(os.getpid(), signal.SIGKILL)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True)

@@ -167,7 +167,7 @@ def check(
                                   report=report))
     from .report.output import emit
 
-    result = _check_plan(work, use_cache=not no_cache, jobs=jobs,
+    result = _check_plan(work, use_cache=not no_cache, jobs=jobs, with_project=show_setup,
                          progress_factory=_progress_factory(not no_progress and report.text),
                          edits=output_format in ("json", "json-lines") or (report.show_fixes and report.text))
     for line in result.skipped + [f"error: {e}" for e in result.errors]:

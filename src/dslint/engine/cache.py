@@ -8,6 +8,10 @@ the setup phase's (findings, inputs)), unpickled with only dslint's and builtin 
 and checked for structure: anything else is a miss, never a crash. Rows not used for
 `MAX_AGE_DAYS`, of files that no longer exist or of other dslint code are pruned, and the
 whole is kept under `MAX_BYTES`.
+
+A file's row also holds its small part (kind, findings, noqa; text only where it has findings)
+apart from the summary, and the setup row the small parts of the results the project phase
+replaced: a warm run whose rows all hit loads the small parts only (see pipeline.py).
 """
 from __future__ import annotations
 
@@ -35,11 +39,11 @@ MAX_AGE_DAYS = 30
 MAX_BYTES = 512 * 1024 * 1024
 SETUP_PREFIX = "\0setup\0"
 SETUP_ROWS = 16
-SCHEMA_VERSION = 1  # PRAGMA user_version: a database of another layout is rebuilt
+SCHEMA_VERSION = 2  # PRAGMA user_version: a database of another layout is rebuilt
 SUGGESTED = 1  # the row's DSL601 findings carry their did-you-mean (computed only while DSL601 runs)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, file TEXT NOT NULL, code TEXT NOT NULL, fp TEXT NOT NULL,
-                                    used INTEGER NOT NULL, flags INTEGER NOT NULL, data BLOB NOT NULL);
+                                    used INTEGER NOT NULL, flags INTEGER NOT NULL, data BLOB NOT NULL, small BLOB);
 CREATE INDEX IF NOT EXISTS entries_file ON entries (file);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
@@ -63,6 +67,8 @@ class ResultCache:
         self._pending: dict = {}  # key -> (file, flags, value) to write
         self._touched: list = []  # keys read whose `used` day is older than today
         self._db: Optional[sqlite3.Connection] = None
+        self.setup_row: Optional[tuple] = None  # (key, value) of the setup row read or written last
+        self._unsmall: set = set()  # keys whose small part would not load: rewritten when read whole
         if folder is not None:
             self.path = folder / DB_NAME
             self._db = _open(self.path, create=False)
@@ -99,11 +105,45 @@ class ResultCache:
             return None
         if used < _today():
             self._touched.append(key)
+        if key.startswith(SETUP_PREFIX):
+            self.setup_row = (key, value)
+        elif key in self._unsmall:
+            self.put(key, value)
         return value
+
+    def get_small(self, keys: list) -> Optional[list]:
+        """The small parts (kind, findings, noqa, file_noqa, text) under `keys`, in order; None
+        when any of them misses (the caller then takes the normal path)."""
+        if self._db is None or not keys or any(not key or key in self._pending for key in keys):
+            return None
+        rows: dict = {}
+        try:
+            for start in range(0, len(keys), 500):
+                batch = keys[start:start + 500]
+                rows.update((key, (used, flags, small)) for key, used, flags, small in self._db.execute(
+                    f"SELECT key, used, flags, small FROM entries WHERE key IN ({','.join('?' * len(batch))})", batch))
+        except sqlite3.Error:
+            return None
+        out, touched, today = [], [], _today()
+        for key in keys:
+            row = rows.get(key)
+            if row is None or (self._suggesting and not row[1] & SUGGESTED):
+                return None
+            value = None if row[2] is None else _load(row[2])
+            if not valid_small(value):
+                self._unsmall.add(key)
+                return None
+            if row[0] < today:
+                touched.append(key)
+            out.append(value)
+        self._touched += touched
+        return out
 
     def put(self, key, result) -> None:
         if key and self.path is not None:
             file = "" if key.startswith(SETUP_PREFIX) else key.split("\0", 1)[0]
+            if not file:
+                self.setup_row = (key, result)
             # (the setup phase decides DSL601 candidates: their messages carry the did-you-mean too)
             unsuggested = not self._suggesting and (not file or isinstance(result, FileResult) and result.kind == "dsconfig")
             self._pending[key] = (file, 0 if unsuggested else SUGGESTED, result)
@@ -141,9 +181,9 @@ class ResultCache:
 
     def _write(self, db: sqlite3.Connection) -> None:
         today = _today()
-        rows = ((key, file, self._code, self._facts, today, flags, data)
+        rows = ((key, file, self._code, self._facts, today, flags, data, _dump(small_part(value)) if file else None)
                 for key, (file, flags, value) in self._pending.items() if (data := _dump(value)) is not None)
-        db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         # One row per file and settings: an edited file's old row goes.
         db.executemany("DELETE FROM entries WHERE file = ? AND fp = ? AND key <> ?",
                        ((file, self._facts, key) for key, (file, _, _) in self._pending.items() if file))
@@ -179,11 +219,36 @@ def prune(db: sqlite3.Connection, code: str, files: bool = True) -> None:
         db.executemany("DELETE FROM entries WHERE key = ?", drop)
 
 
+def small_part(result: FileResult) -> tuple:
+    """What a warm run needs of a file's result: no summary, and its text only where it has findings
+    (the reporter reads any other file it shows from disk, the same bytes as the key hashed)."""
+    text = result.text if any(f.path == result.source.path for f in result.findings) else None
+    return (result.kind, result.findings, result.noqa, result.file_noqa, text)
+
+
+def valid_small(value) -> bool:
+    return (isinstance(value, tuple) and len(value) == 5 and isinstance(value[0], str) and isinstance(value[1], list)
+            and all(isinstance(f, Finding) for f in value[1]) and isinstance(value[2], dict)
+            and (value[3] is True or value[3] is False or isinstance(value[3], frozenset))
+            and (value[4] is None or isinstance(value[4], str)))
+
+
+def setup_key(root: Path, keys: list) -> str:
+    """The setup row's key: the root and every result's key, in order (None: a file not cached)."""
+    digest = hashlib.blake2b(str(root).encode(), digest_size=16)
+    for key in keys:
+        digest.update((key or f"uncached:{os.urandom(8).hex()}").encode())  # (never the same row twice)
+    return f"{SETUP_PREFIX}{digest.hexdigest()}"
+
+
 def valid_entry(key: str, value) -> bool:
-    """Is this what `put` stores under `key`: a FileResult, or the setup phase's (findings, inputs)?"""
+    """Is this what `put` stores under `key`: a FileResult, or the setup phase's (findings, inputs)
+    and, once the run is complete, (index -> small part of each result the project phase replaced)?"""
     if key.startswith(SETUP_PREFIX):
-        return (isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], list)
-                and isinstance(value[1], dict) and all(isinstance(f, Finding) for f in value[0]))
+        return (isinstance(value, tuple) and len(value) in (2, 3) and isinstance(value[0], list)
+                and isinstance(value[1], dict) and all(isinstance(f, Finding) for f in value[0])
+                and (len(value) == 2 or isinstance(value[2], dict)
+                     and all(isinstance(i, int) and valid_small(v) for i, v in value[2].items())))
     return (isinstance(value, FileResult) and isinstance(value.source, SourceFile) and isinstance(value.kind, str)
             and isinstance(value.findings, list) and all(isinstance(f, Finding) for f in value.findings)
             and isinstance(value.noqa, dict))

@@ -2,7 +2,6 @@
 project, setup rules, program checks and the deciders of contextual findings."""
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -160,10 +159,9 @@ def setup_findings(root: Path, project: Project, results: list[FileResult], sett
     """The setup rules' findings; from the cache when exactly the same files were checked."""
     key = None
     if cache is not None and cache.path is not None:
-        digest = hashlib.blake2b(str(root).encode(), digest_size=16)
-        for result in results:
-            digest.update((result.cache_key or f"uncached:{result.source.abspath}:{id(result)}").encode())
-        key = f"\0setup\0{digest.hexdigest()}"
+        from .cache import setup_key
+
+        key = setup_key(root, [result.cache_key for result in results])
         cached = cache.get(key)
         # (findings, the other files the project phase read and their digests then)
         if isinstance(cached, tuple) and all(input_digest(path) == seen for path, seen in cached[1].items()):
