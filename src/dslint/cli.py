@@ -70,7 +70,8 @@ def _check_plan(work, **options):
 
     if not work.groups:
         return engine.CheckResult(findings=[], errors=list(work.errors), files=0, skipped=list(work.skipped))
-    result = merge_checks([engine.check(paths, settings, **options) for settings, paths in work.groups])
+    result = merge_checks([engine.check(paths, settings, discovered=work.discovered, **options)
+                           for settings, paths in work.groups])
     result.errors[:0] = work.errors
     result.skipped[:0] = work.skipped
     return result

@@ -17,6 +17,7 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # walked entries that are not regular files
+    discovered: dict = field(default_factory=dict)  # folder kept whole -> (files, skipped): walked once per run
 
 
 def plan(paths: list[str], resolver: SettingsResolver) -> Plan:
@@ -50,7 +51,8 @@ def plan(paths: list[str], resolver: SettingsResolver) -> Plan:
             folders = {os.path.dirname(f.abspath) for f in files}
             owner_of = {folder: resolver.for_folder(Path(folder)) for folder in folders}
             if all(owner is settings for owner in owner_of.values()):
-                add(settings, given)  # the common case: the engine walks the folder itself
+                add(settings, given)  # the common case: the folder stays one path, walked here once
+                result.discovered[given] = (files, skipped)
                 continue
             result.skipped += skipped  # (the engine sees files only: what the walk skipped is said here)
             for source in files:

@@ -23,19 +23,22 @@ if TYPE_CHECKING:
 def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, use_cache: bool = True,
           overlay: Optional[dict] = None, jobs: Optional[int] = None,
           progress_factory: Optional[Callable[[int], Callable[[int], None]]] = None,
-          cache: Optional[ResultCache] = None, edits=False, with_project: bool = True) -> CheckResult:
+          cache: Optional[ResultCache] = None, edits=False, with_project: bool = True,
+          discovered: Optional[dict] = None) -> CheckResult:
     """Check `paths` and return the findings that survive select/ignore/noqa, sorted.
 
     `cache` replaces the on-disk cache with one the caller keeps (the language server keeps
     one in memory); the caller then owns saving it. `edits` (True, or "safe" for the safe
     fixes only): build the fixes' edits with the results, in the workers (JSON output, --show-fixes, `fix`).
     `with_project` False: the caller does not read `project`, so a warm run may leave it None.
+    `discovered`: path -> (files, skipped lines) of folders the caller already walked with these
+    settings and root (the CLI's settings plan), so a folder is walked once per run.
     """
     root = root or Path.cwd()
     # A path named explicitly that exists only in the overlay (an editor's unsaved new file) is checked too.
     unsaved = [p for p in paths if overlay and p in overlay and not os.path.exists(p)]
     skipped: list[str] = []
-    sources, errors = discover([p for p in paths if p not in unsaved], settings, root, skipped=skipped)
+    sources, errors = _sources(paths, unsaved, settings, root, skipped, discovered or {})
     sources += [SourceFile(p, p, kind_for(p)) for p in unsaved]
     owned = cache is None
     if owned and use_cache:
@@ -110,3 +113,24 @@ def remember_run(root: Path, cache: ResultCache, checked: list[FileResult], resu
     replaced = {i: small_part(r) for i, (before, r) in enumerate(zip(checked, results)) if r is not before}
     if key == setup_key(root, [r.cache_key for r in results]) and not (done and done[0].keys() == replaced.keys()):
         cache.put(key, (findings, inputs, replaced))
+
+
+def _sources(paths, unsaved, settings, root, skipped, discovered):
+    """discover(paths), taking the folders the caller already walked from `discovered`."""
+    if not any(p in discovered for p in paths):
+        return discover([p for p in paths if p not in unsaved], settings, root, skipped=skipped)
+    sources, errors, seen = [], [], set()
+    for path in paths:
+        if path in unsaved:
+            continue
+        if path in discovered:
+            found, lines = discovered[path]
+            skipped.extend(lines)
+        else:
+            found, more = discover([path], settings, root, skipped=skipped)
+            errors += more
+        for source in found:
+            if source.abspath not in seen:  # (two given paths may overlap, as discover's own walk allows)
+                seen.add(source.abspath)
+                sources.append(source)
+    return sources, errors
