@@ -375,3 +375,24 @@ def test_the_server_logs_one_line_when_a_lint_fails_and_the_traceback_only_at_de
     assert logged[0].message == "dslint: internal error while linting: RuntimeError: rule exploded; please report it"
     assert any("Traceback" in (r.exc_text or "") or r.exc_info for r in caplog.records if r.levelname == "DEBUG")
     server.executor.shutdown(wait=False)
+
+
+def test_lone_cr_noqa_and_code_frame_count_lines_as_python(tmp_path):
+    """A `# noqa` on line 12 of a lone-CR file silences line 12 (not row 1), and the code frame
+    shows the finding's own line."""
+    import subprocess
+    import sys
+
+    source = Path(__file__).resolve().parent.parent / "examples" / "ddp_same_gpu" / "train.py"
+    lines = source.read_text().split("\n")
+    row = next(i for i, line in enumerate(lines, 1) if "set_device(0)" in line)
+    plain = "\r".join(lines)
+    (tmp_path / "train.py").write_bytes(plain.encode())
+    run = subprocess.run([sys.executable, "-m", "dslint", "check", "--no-cache", "--select", "DSL101", "train.py"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert f"train.py:{row}:" in run.stdout and f"{row} |     torch.cuda.set_device(0)" in run.stdout
+    lines[row - 1] += "  # noqa: DSL101"
+    (tmp_path / "train.py").write_bytes("\r".join(lines).encode())
+    quiet = subprocess.run([sys.executable, "-m", "dslint", "check", "--no-cache", "--select", "DSL101", "train.py"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert f"train.py:{row}:" not in quiet.stdout and "device_ids=[0]" in quiet.stdout  # only its own line

@@ -39,6 +39,8 @@ def parse_noqa(text: str):
     frozenset of codes."""
     if "noqa" not in text and not ANY_NOQA.search(text):
         return {}, False
+    if "\r" in text:  # rows as Python counts them: a lone \r ends a line too (only rows are read here)
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     file_noqa: object = False
     for match in NOQA_FILE.finditer(text):
         if match.group("codes") is None:

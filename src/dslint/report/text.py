@@ -1,6 +1,8 @@
 """`full` (code frame, underline, fix) and `concise` (one line each) output."""
 from __future__ import annotations
 
+import re
+
 import unicodedata
 from typing import TextIO
 
@@ -87,8 +89,11 @@ def expand_line(line: str) -> tuple[str, list[int]]:
     return "".join(shown), columns
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
 def _frame(out: TextIO, text: str, f: Finding, color: bool, style: str) -> None:
-    lines = text.split("\n")
+    lines = _LINE_BREAK.split(text)  # as Python and the line index count lines: \r\n, \r, \n
     first, last = f.span.start.row, min(f.span.end.row, f.span.start.row + 4)
     if first < 1 or first > len(lines):
         return
