@@ -15,6 +15,7 @@ import pytest
 from dslint import engine
 from dslint.engine import cache, pipeline
 from dslint.settings import Settings
+from tests.test_dependencies import SAVE_ON_RANK_ZERO
 
 TRAIN = """import torch
 import torch.distributed as dist
@@ -27,18 +28,7 @@ CONFIG = '{"train_batch_size": 8, "zero_optimization": {"stage": 2, "overlap_com
 LAUNCH = ("deepspeed --num_gpus 2 train.py --deepspeed --deepspeed_config ds_config.json\n"
           "deepspeed --num_gpus 2 tasks/main.py --deepspeed --deepspeed_config ds_config.json\n")
 TASK = "from helpers import build\n\nbuild()\n"
-LIGHTNING = """import pytorch_lightning as pl
-
-
-def on_interrupt(trainer: pl.Trainer, path):
-    if trainer.global_rank == 0:
-        trainer.save_checkpoint(path)
-
-
-def main(model):
-    trainer = pl.Trainer(accelerator="gpu", devices=4, strategy="ddp")
-    trainer.fit(model)
-"""
+LIGHTNING = SAVE_ON_RANK_ZERO  # DSL502 decided on the pinned Lightning version (tests/test_dependencies.py)
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from .suggest import nearest
 from .tables import hf_auto as auto_tables
 from .tables import toplevel
 from .versions import resolve_version
+from ..messages import short
 
 AUTO = "auto"
 
@@ -35,12 +36,6 @@ _TYPE_ERRORS = {
 
 def _fmt(path: ConfigPath) -> str:
     return ".".join(str(p) for p in path)
-
-
-def _brief(text: object, limit: int = 40) -> str:
-    """A user-written part of a message (a key, a value) cut so the message stays one line."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _removed_message(version: str, key: str, why: str) -> str:
@@ -75,16 +70,16 @@ class _Checker:
         """An unknown key: say where it belongs, or what it was probably meant to be."""
         key = str(path[-1])
         parent = path[:-1]
-        where = f"in '{_brief(_fmt(parent), 32)}'" if parent else "at the top level"
+        where = f"in '{short(_fmt(parent), 32)}'" if parent else "at the top level"
         if key in toplevel.FOREIGN_KEYS:
             meant, hint = toplevel.FOREIGN_KEYS[key]
             kind = kinds.MISPLACED_KEY if meant and "." in meant else kinds.UNKNOWN_KEY
             self.add(path, kind, f"'{key}' is not a DeepSpeed key: {hint}", "key", meant, meant is not None, fatal)
             return
-        shown = _brief(key)
+        shown = short(key)
         homes = [p for p in locations(self.version).get(key, ()) if p != tuple(path)]
         if homes:
-            places = " or ".join(f"'{_brief(_fmt(home), 36)}'" for home in homes[:2]) + (" ..." if len(homes) > 2 else "")
+            places = " or ".join(f"'{short(_fmt(home), 36)}'" for home in homes[:2]) + (" ..." if len(homes) > 2 else "")
             self.add(path, kinds.MISPLACED_KEY,
                      f"'{shown}' is not a key {where}; it belongs in {places}. {consequence}",
                      "key", _fmt(homes[0]) if len(homes) <= 3 else None, len(homes) == 1, fatal)
@@ -209,7 +204,7 @@ class _Checker:
                     self.unknown(path + (key,), schema.key_names(), False, "DeepSpeed silently drops it.")
                 else:
                     default = schema.fields[field].get("default")
-                    self.auto(path + (key,), f"DeepSpeed silently uses the default ({_brief(repr(default), 20)})")
+                    self.auto(path + (key,), f"DeepSpeed silently uses the default ({short(repr(default), 20)})")
                 continue
             if field is not None and field in schema.children and isinstance(item, dict):
                 item = self.drop_autos(path + (key,), item, self.schemas[schema.children[field]])
@@ -225,8 +220,8 @@ class _Checker:
         if kind == "extra_forbidden":
             self.extra_key(path, keys or loc, schema, data)
             return
-        shown = _brief(_fmt(full), 48)
-        detail = _brief(item["msg"], 64)
+        shown = short(_fmt(full), 48)
+        detail = short(item["msg"], 64)
         if kind in _TYPE_ERRORS:
             self.add(full, kinds.BAD_TYPE, f"'{shown}': {detail}; DeepSpeed raises a ValidationError.",
                      "value", fatal=True)
@@ -381,28 +376,28 @@ class _Checker:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 if batch or key in ("vocabulary_size", "sequence_parallel_size"):
                     self.add(path, kinds.BAD_TYPE,
-                             f"'{key}' must be a number, got {_brief(repr(value), 24)}; DeepSpeedConfig raises "
+                             f"'{key}' must be a number, got {short(repr(value), 24)}; DeepSpeedConfig raises "
                              "TypeError.",
                              "value", fatal=not isinstance(value, bool))
                 else:
                     self.add(path, kinds.BAD_TYPE,
-                             f"'{key}' must be a number, got {_brief(repr(value), 24)}; DeepSpeed fails later when "
+                             f"'{key}' must be a number, got {short(repr(value), 24)}; DeepSpeed fails later when "
                              "it computes with it.", "value")
         elif kind == "bool":
             if isinstance(value, str):
                 self.add(path, kinds.BAD_TYPE,
-                         f"'{key}' must be true or false, got the string {_brief(repr(value), 24)}; DeepSpeed "
+                         f"'{key}' must be true or false, got the string {short(repr(value), 24)}; DeepSpeed "
                          "treats any non-empty string as true.", "value")
         elif kind == "comm-type":
             if not isinstance(value, str) or value.lower() not in toplevel.COMM_TYPES:
                 self.add(path, kinds.BAD_VALUE,
-                         f"'{key}' must be one of fp16, bf16, fp32, got {_brief(repr(value), 24)}; DeepSpeedConfig "
+                         f"'{key}' must be one of fp16, bf16, fp32, got {short(repr(value), 24)}; DeepSpeedConfig "
                          "raises.",
                          "value", fatal=True)
         elif kind == "reduce-op":
             if not (isinstance(value, str) and value.lower() in toplevel.REDUCE_OPS):
                 self.add(path, kinds.BAD_VALUE,
-                         f"'{key}' must be 'mean' or 'sum', got {_brief(repr(value), 24)}; DeepSpeedConfig raises "
+                         f"'{key}' must be 'mean' or 'sum', got {short(repr(value), 24)}; DeepSpeedConfig raises "
                          "ValueError.",
                          "value", fatal=True)
 
@@ -440,7 +435,7 @@ class _Checker:
             dtype = value.get("dtype")
             if "dtype" in value and not (isinstance(dtype, str) and dtype in toplevel.DTYPE_NAMES):
                 self.add(path + ("dtype",), kinds.BAD_VALUE,
-                         f"torch_autocast.dtype {_brief(repr(dtype), 24)} is not a dtype DeepSpeed knows "
+                         f"torch_autocast.dtype {short(repr(dtype), 24)} is not a dtype DeepSpeed knows "
                          "(fp16, bf16, fp32, int8 or a torch.* name); DeepSpeedConfig raises ValueError.",
                          "value", fatal=True)
         elif key == "checkpoint":
@@ -478,7 +473,7 @@ class _Checker:
             mode = value["tag_validation"]
             if not (isinstance(mode, str) and mode.upper() in toplevel.TAG_VALIDATION_MODES):
                 self.add(path + ("tag_validation",), kinds.BAD_VALUE,
-                         f"checkpoint.tag_validation must be WARN, IGNORE or FAIL, got {_brief(repr(mode), 24)}; "
+                         f"checkpoint.tag_validation must be WARN, IGNORE or FAIL, got {short(repr(mode), 24)}; "
                          "DeepSpeedConfig raises DeepSpeedConfigError.", "value", fatal=True)
         parallel = value.get("parallel_write")
         if isinstance(parallel, dict) and "pipeline_stage" in parallel:

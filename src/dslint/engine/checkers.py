@@ -92,13 +92,6 @@ def _run_rules(rules: list[Rule], ctx, path: str, lines: Optional[LineIndex]) ->
     return findings
 
 
-
-def _noqa(text: str) -> tuple[dict, object]:
-    """(row -> DSL codes of its `# noqa:`, file level: False, True or a frozenset of codes)."""
-    return parse_noqa(text)
-
-
-
 def check_file(source: SourceFile, settings: Settings, overlay: Optional[dict] = None,
                data: Optional[bytes] = None, edits=False) -> FileResult:
     """Parse one file and run its per-file rules (on `data` when the caller already read it).
@@ -155,7 +148,7 @@ def check_python(source: SourceFile, text: str, settings: Settings, prefilter: b
 
     if prefilter and not FRAMEWORK_WORDS.search(text.encode("utf-8", "surrogatepass")):
         return FileResult(source, PLAIN)  # summarised later if a checked module imports it
-    noqa, file_noqa = _noqa(text)
+    noqa, file_noqa = parse_noqa(text)
     result = FileResult(source, "python", noqa=noqa, file_noqa=file_noqa)
     try:
         tree = ast.parse(text, filename=source.path)
@@ -190,13 +183,14 @@ PLAIN = "plain"  # a Python file without framework words: no rule reads it
 
 
 
-def plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict] = None) -> FileResult:
+def plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict] = None,
+                 data: Optional[bytes] = None) -> FileResult:
     """A project module without framework words that a checked module imports: only its summary,
-    for the program layer (a trainer class, a package's re-exports)."""
+    for the program layer (a trainer class, a package's re-exports); on `data` when already read."""
     from ..facts.script import build_script_facts
     from ..facts.summary import summarize_plain_module
 
-    text, _, _ = read_text(source, settings, overlay)
+    text, _, _ = read_text(source, settings, overlay, data)
     if text is None or len(text) > PLAIN_MODULE_MAX_CHARS:
         return FileResult(source, "skipped")
     try:
@@ -207,7 +201,6 @@ def plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict]
     except Exception as error:  # a crash in the facts layer: said once, the other files go on
         return FileResult(source, "skipped", [engine_finding(INTERNAL_ERROR, source.path, internal_error_line(error))])
     return FileResult(source, "module", summary=summary)
-
 
 
 def drop_caches(facts) -> None:
@@ -262,7 +255,7 @@ def _check_launch(source: SourceFile, text: str, settings: Settings) -> FileResu
     except ImportError:
         return FileResult(source, "skipped")
     launch = parse_launch_file(text, source.path)
-    noqa, file_noqa = _noqa(text)
+    noqa, file_noqa = parse_noqa(text)
     ctx = LaunchContext(path=source.path, text=text, launch=launch, settings=settings)
     findings = _run_rules(rules_of("launch", settings), ctx, source.path, LineIndex(text))
     return FileResult(source, "launch", findings, summary=launch, text=text, noqa=noqa, file_noqa=file_noqa)

@@ -49,11 +49,12 @@ def summarise_imported_plain_modules(results: list[FileResult], settings: Settin
         for path in found:
             i = pending.pop(path)
             r = results[i]
-            results[i] = plain_module(r.source, settings, overlay)
+            cacheable = cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay)
+            # One read: the summary is built on the bytes whose hash decides whether it may be cached.
+            key, data = cache.key_and_data(r.source) if cacheable else (None, None)
+            results[i] = plain_module(r.source, settings, overlay, data)
             results[i].cache_key = r.cache_key
-            # (cached only if the file still hashes to the key: it was read again after the key)
-            if (cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay)
-                    and cache.key(r.source) == r.cache_key):
+            if cacheable and key == r.cache_key:
                 cache.put(r.cache_key, results[i])
             if results[i].summary is not None and results[i].summary.module is not None:
                 modules[path] = results[i].summary.module

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, Union
 
 from ..model import Applicability, Fix, Severity, Span
+from ..messages import file_label, short  # noqa: F401  (re-exported: the rules name user values with them)
 
 FAMILIES = {
     "0": "dslint",
@@ -68,20 +69,6 @@ class Rule:
 
 
 RULES: dict[str, Rule] = {}
-
-
-def short(text: object, limit: int = 40) -> str:
-    """A variable part of a message (a condition, a key, a value) cut to `limit` characters, so
-    that a message stays one terminal line however long the user's code is."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def file_label(path: object, limit: int = 28) -> str:
-    """A file named in a message: its path when that is short (`utils/dist.py`), else its base name."""
-    text = str(path).replace("\\", "/").rstrip("/")
-    text = text[2:] if text.startswith("./") else text
-    return text if len(text) <= limit else short(text.rsplit("/", 1)[-1], limit)
 
 
 def _register(kind: str, code: str, name: str, severity: Severity, fix: Optional[Applicability]):
