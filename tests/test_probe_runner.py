@@ -123,3 +123,63 @@ def test_watch_pid_observes_without_touching():
     finally:
         job.kill()
         job.wait()
+
+
+# A daemon as `setsid env -i ...` makes one: it double-forks and starts a session of its own, so it
+# leaves the command's tree, its process group and (with env -i) the probe's token, within milliseconds.
+DAEMON = r"""
+import os, sys, time
+if os.fork():
+    os._exit(0)
+os.setsid()
+if os.fork():
+    os._exit(0)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(os.getpid()))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(120)
+"""
+
+
+def _pid_in(path, timeout=10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if path.exists():
+            return int(path.read_text())
+        time.sleep(0.05)
+    raise AssertionError("the daemon never wrote its PID")
+
+
+def test_a_daemon_that_detaches_at_once_is_stopped_too(tmp_path):
+    pidfile = tmp_path / "daemon.pid"
+    # the job: start the daemon, wait until it has written its PID, then exit
+    launcher = (f"import subprocess, sys, os, time\n"
+                f"subprocess.Popen(['setsid', 'env', '-i', sys.executable, '-c', {DAEMON!r}, {str(pidfile)!r}])\n"
+                f"while not os.path.exists({str(pidfile)!r}): time.sleep(0.01)\n")
+    obs = runner.watch_command([sys.executable, "-c", launcher], seconds=10, interval=0.2, grace_s=0.5, use_gpus=False)
+    daemon = _pid_in(pidfile)
+    try:
+        assert _gone(daemon), "the detached daemon outlived the probe"
+        assert obs.unobserved == []
+    finally:
+        if not _gone(daemon):
+            os.kill(daemon, signal.SIGKILL)
+
+
+def test_the_probe_says_so_when_it_cannot_be_the_subreaper(monkeypatch):
+    from dslint.probe import subreaper
+
+    monkeypatch.setattr(subreaper, "become", lambda: None)
+    obs = runner.watch_command([sys.executable, "-c", "pass"], seconds=5, interval=0.2, use_gpus=False)
+    assert any("subreaper" in line for line in obs.unobserved)
+
+
+def test_the_subreaper_setting_is_restored_after_the_watch():
+    import ctypes
+
+    from dslint.probe import subreaper
+
+    runner.watch_command([sys.executable, "-c", "pass"], seconds=5, interval=0.2, use_gpus=False)
+    value = ctypes.c_int(-1)
+    ctypes.CDLL(None).prctl(subreaper.PR_GET_CHILD_SUBREAPER, ctypes.byref(value), 0, 0, 0)
+    assert value.value == 0

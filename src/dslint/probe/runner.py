@@ -4,8 +4,10 @@ The probe starts a command in a new session (its own process group) and marks it
 environment with a random token. When it stops the job (time is up, Ctrl-C, SIGTERM, an
 error), it signals exactly what it started: the process group, every descendant of the
 command it has seen (launchers such as torchrun start ranks in sessions of their own), and
-every process that carries its token. A PID is signalled only while its start time is the
-one recorded, so a reused PID is never touched. `--pid` watches without touching.
+every process that carries its token, and every orphan re-parented to the probe (it is the
+job's subreaper while it watches, so a daemon that double-forks, calls setsid and clears its
+environment still comes back to it). A PID is signalled only while its start time is the one
+recorded, so a reused PID is never touched. `--pid` watches without touching.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import tempfile
 import time
 from typing import Callable, Optional
 
+from dslint.probe import subreaper
 from dslint.probe.observe import (
     Nvml,
     Observation,
@@ -68,14 +71,21 @@ class Job:
         self.token = secrets.token_hex(8)
         self.env = dict(os.environ if env is None else env)
         self.env[TOKEN_VAR] = self.token
+        self.me = os.getpid()
+        self.other_children = {p: st for p, (pp, _, st) in process_table().items() if pp == self.me}
         self.proc = subprocess.Popen(cmd, env=self.env, start_new_session=True, stdout=stdout, stderr=stderr)
         self.pid = self.proc.pid
         self.known: dict[int, int] = {}  # pid -> start_ticks of everything seen below the command
         self.track()
 
+    def _adopted(self, table: dict) -> list[int]:
+        """Orphans of the job re-parented to us (we are its subreaper): new children that are not the job."""
+        return [pid for pid, (ppid, _, start) in table.items()
+                if ppid == self.me and pid != self.pid and self.other_children.get(pid) != start]
+
     def track(self) -> None:
         table = process_table()
-        for pid in descendants([self.pid], table):
+        for pid in descendants([self.pid, *self._adopted(table)], table):
             self.known.setdefault(pid, table[pid][2])
         for pid, (_, pgid, start) in table.items():
             if pgid == self.pid:
@@ -131,6 +141,7 @@ class Job:
             self.proc.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             pass
+        subreaper.reap(p for p in self._adopted(process_table()))
 
     def remaining(self) -> list[int]:
         return _live(self._members())
@@ -167,6 +178,11 @@ def watch_command(
         signal.signal(s, _raise_interrupted)
     job: Optional[Job] = None
     obs = new_observation("command", command=list(cmd))
+    was_subreaper = subreaper.become()
+    notes = []
+    if was_subreaper is None:
+        notes.append("could not make the probe the job's subreaper (Linux only): "
+                              "a daemon that detaches from the job may outlive the watch")
     if job_output is None:  # the job's output goes to our stderr: our stdout carries only the findings
         try:
             job_output = sys.stderr.fileno()
@@ -187,7 +203,7 @@ def watch_command(
                 break
             time.sleep(max(0.0, min(interval, end - time.monotonic())))
         obs.job_exit_code = job.proc.poll()
-        obs.unobserved = observer.unobserved
+        obs.unobserved = notes + observer.unobserved
     except KeyboardInterrupt:
         obs.unobserved.append("the watch was cut short by Ctrl-C")
         raise
@@ -197,6 +213,7 @@ def watch_command(
             left = job.remaining()
             if left:
                 obs.unobserved.append(f"could not stop processes {left} of the job")
+        subreaper.restore(was_subreaper)
         for s, h in old.items():
             signal.signal(s, h)
         if nvml:
