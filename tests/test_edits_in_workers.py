@@ -252,3 +252,76 @@ def test_window_of_a_big_file_decorates_the_function_it_was_asked_to(monkeypatch
     new, _ = fixes.apply_edits(text, fixes.FIXERS["test-decorate-at-row"](text, {"row": row}))
     assert new.count("@deco") == 1 and "@deco\ndef target():" in new
     assert new.replace("@deco\n", "") == text
+
+
+# -- the window: a codemod sees the statements its fix needs, and writes what the whole file would
+
+LONG_TRAINER = '''\
+"""A trainer whose fixes sit in one long function among others."""
+import torch
+import torch.distributed as dist
+from torch.utils.data import DataLoader
+{helpers}
+
+def main(dataset, model):
+    dist.init_process_group("nccl")
+    loader = DataLoader(dataset, batch_size=8, shuffle=True)
+    state = torch.load("ckpt.pt")
+    model.load_state_dict(state)
+    for step in range(3):
+        # a comment between statements
+        x = torch.ones(2)
+        if step:
+            x = x + 1
+        else:
+            x = x - 1
+    for epoch in range(10):
+        for batch in loader:
+            model(batch).sum().backward()
+    return model
+
+
+if __name__ == "__main__":
+    main(None, None)
+'''
+
+
+def _window_and_whole(finding, text, monkeypatch):
+    fixes._WINDOWS.clear()
+    fixes._PARSED.clear()
+    windowed = fixes.build_edits(finding.fix, text)
+    monkeypatch.setattr(fixes, "WINDOW_MIN_CHARS", 10 ** 9)
+    whole = fixes.build_edits(finding.fix, text)
+    monkeypatch.setattr(fixes, "WINDOW_MIN_CHARS", 0)
+    return windowed, whole
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()) + ["long-trainer"])
+def test_window_edits_equal_the_whole_file_edits(example, tmp_path, monkeypatch):
+    if example == "long-trainer":
+        helpers = "".join(f"\n\ndef helper_{i}(x):\n    y = x * {i}\n    return y\n" for i in range(30))
+        (tmp_path / "train.py").write_text(LONG_TRAINER.format(helpers=helpers))
+        (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=4 train.py\n")
+        root = tmp_path
+    else:
+        root = EXAMPLES / example
+    result = engine.check([str(root)], Settings(), use_cache=False)
+    fixable = [f for f in result.findings if f.fix is not None and f.fix.fixer in fixes.CODEMODS]
+    if example == "long-trainer":
+        assert {f.code for f in fixable} >= {"DSL102", "DSL301"}
+    for finding in fixable:
+        text = Path(finding.path).read_text()
+        windowed, whole = _window_and_whole(finding, text, monkeypatch)
+        assert windowed == whole, (finding.code, finding.fix.fixer)
+
+
+def test_the_window_leaves_out_functions_and_statements_the_fix_does_not_need():
+    helpers = "".join(f"\n\ndef helper_{i}(x):\n    y = x * {i}\n    return y\n" for i in range(30))
+    text = LONG_TRAINER.format(helpers=helpers)
+    row = text[:text.index("state = torch.load")].count("\n") + 1
+    window = fixes._Window.build(text, {row})
+    kept = "".join(window.window_lines)
+    assert "state = torch.load" in kept and "import torch.distributed as dist" in kept
+    assert "def helper_" not in kept and "model(batch).sum().backward()" not in kept
+    assert "def main(dataset, model):" in kept and "model.load_state_dict(state)" in kept  # (the next statement)
+    assert len(kept) < len(text) / 4

@@ -18,6 +18,7 @@ from .textpos import LineIndex
 
 Fixer = Callable[[str, dict], Optional[list[Edit]]]
 FIXERS: dict[str, Fixer] = {}
+CODEMODS: set[str] = set()  # the fixers that are libcst codemods
 
 
 def fixer(name: str):
@@ -67,12 +68,29 @@ def attach_edits(findings: list[Finding], text: str, path: str) -> None:
     the findings (they travel back from the workers and into the cache with them). Findings of
     one file share one libcst parse (`_parse_with_positions`)."""
     digest = None
-    for finding in findings:
-        if finding.fix is None or finding.path != path or finding.built is not None:
-            continue
+    wanted = [f for f in findings if f.fix is not None and f.path == path and f.built is None]
+    codemods = [f for f in wanted if f.fix.fixer in CODEMODS]
+    if len(codemods) > 1:  # one window that holds every fix's rows: one libcst parse for the file
+        rows = set().union(*(_rows_of(dict(f.fix.params)) for f in codemods))
+        if rows:
+            _remember_window(text, _Window.build(text, rows))
+    for finding in wanted:
         digest = digest or text_digest(text)
         edits, why = build_edits_or_reason(finding.fix, text)
         finding.built = (digest, tuple(edits) if edits else None, why)
+
+
+def prebuild_edits(findings: list[Finding], source) -> None:
+    """`attach_edits` per file for the findings whose edits were not built with the check (a
+    reporter that shows edits calls this first, so the fixes of one file share one parse)."""
+    by_path: dict[str, list[Finding]] = {}
+    for finding in findings:
+        if finding.fix is not None and finding.built is None:
+            by_path.setdefault(finding.path, []).append(finding)
+    for path, group in by_path.items():
+        text = source.get(path)
+        if text is not None:
+            attach_edits(group, text, path)
 
 
 def edits_or_reason(finding: Finding, text: str) -> tuple[Optional[list[Edit]], Optional[str]]:
@@ -142,6 +160,30 @@ def diff_to_edit(old: str, new: str) -> Optional[list[Edit]]:
     while suffix < limit - prefix and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
         suffix += 1
     return [edit(LineIndex(old), prefix, len(old) - suffix, new[prefix:len(new) - suffix])]
+
+
+def _smallest(text: str, lines: LineIndex, start: int, end: int, content: str) -> Optional[list[Edit]]:
+    """The edit `diff_to_edit(text, new)` would give, for `new` = `text` with [start, end) replaced
+    by `content`, found without scanning the unchanged parts of the file."""
+    size, removed = len(content), end - start
+    new_length = len(text) - removed + size
+
+    def new_at(i: int) -> str:
+        if i < start:
+            return text[i]
+        return content[i - start] if i < start + size else text[i - size + removed]
+
+    limit = min(len(text), new_length)
+    prefix = start
+    while prefix < limit and text[prefix] == new_at(prefix):
+        prefix += 1
+    if prefix == len(text) == new_length:
+        return None
+    suffix = min(len(text) - end, limit - prefix)  # the text after the change is the same in both
+    while suffix < limit - prefix and text[len(text) - 1 - suffix] == new_at(new_length - 1 - suffix):
+        suffix += 1
+    replacement = "".join(new_at(i) for i in range(prefix, new_length - suffix))
+    return [edit(lines, prefix, len(text) - suffix, replacement)]
 
 
 def apply_edits(text: str, edits: list[Edit]) -> tuple[str, int]:
@@ -215,13 +257,15 @@ def codemod_fixer(name: str):
     """
 
     def decorator(func):
+        CODEMODS.add(name)
+
         @fixer(name)
         def run(text: str, params: dict) -> Optional[list[Edit]]:
             if len(text) >= WINDOW_MIN_CHARS:
                 window = _Window.around(text, params)
                 if window is not None:
                     edits = window.run(func, params)
-                    if edits is not _WHOLE_FILE:
+                    if edits is not _WHOLE_FILE and (edits is not None or len(text) > WHOLE_FILE_MAX_CHARS):
                         return edits
             parsed = _parse_with_positions(text)
             if parsed is None:
@@ -237,39 +281,102 @@ def codemod_fixer(name: str):
     return decorator
 
 
-# -- big files: the codemod sees only the statements it needs -------------------------------
+# -- the window: the codemod sees only the statements it needs ------------------------------
 
-WINDOW_MIN_CHARS = 100_000  # below this libcst reads the whole file in well under a second
+WINDOW_MIN_CHARS = 0  # every file gets a window: libcst costs ~50 s per MB (parse, positions, one pass)
+WHOLE_FILE_MAX_CHARS = 100_000  # where the window cannot serve a fix, a file this small is read whole
 _WHOLE_FILE = object()  # the window cannot serve this fix: parse the whole file
+_UNPARSED = object()
+_WINDOWS: dict = {}  # text -> the last window built on it: the fixes of one file share its parse
+
+_COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
+             ast.With, ast.AsyncWith, ast.Try, ast.Match) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+_TREES: dict = {}  # text -> its ast module (None if it does not parse), for the last few files
 
 
-_TOP_LEVEL: dict = {}  # text -> its top-level statements, for the last few big files
-
-
-def _top_level_statements(text: str) -> Optional[list[tuple[int, int, bool]]]:
-    """(first row, last row, is a def or class) of each top-level statement; None if it does not parse."""
-    if text not in _TOP_LEVEL:
+def _tree(text: str) -> Optional[ast.Module]:
+    if text not in _TREES:
         try:
-            body = [(min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())]),
-                     stmt.end_lineno or stmt.lineno,
-                     isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
-                    for stmt in ast.parse(text).body]
+            tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
-            body = None
-        if len(_TOP_LEVEL) >= 4:
-            _TOP_LEVEL.pop(next(iter(_TOP_LEVEL)))
-        _TOP_LEVEL[text] = body
-    return _TOP_LEVEL[text]
+            tree = None
+        if len(_TREES) >= 4:
+            _TREES.pop(next(iter(_TREES)))
+        _TREES[text] = tree
+    return _TREES[text]
+
+
+def _first_row(stmt: ast.stmt) -> int:
+    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", ())])
+
+
+def _blocks(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The statement lists inside a compound statement (body, else, except and case bodies, finally)."""
+    blocks = [getattr(stmt, name, None) for name in ("body", "orelse", "finalbody")]
+    blocks += [h.body for h in getattr(stmt, "handlers", ())] + [c.body for c in getattr(stmt, "cases", ())]
+    return [b for b in blocks if b and isinstance(b[0], ast.stmt)]
+
+
+def _has_import(stmt: ast.stmt) -> bool:
+    return any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.walk(stmt))
+
+
+def _left_out(block: list[ast.stmt], rows: set[int], top: bool, out: list[tuple[int, int]]) -> None:
+    """Collect the (first, last) rows of the statements of `block` the fix does not need.
+
+    Kept: every statement holding one of `rows` (a compound one with its own block pruned the
+    same way), the statement after it (a fix may insert after it), the first statement of a
+    block (it stays valid Python), and at module level every simple statement and anything
+    holding an import (the import table a codemod adds to). A statement sharing a line with
+    another is kept too.
+    """
+    previous_held = False
+    for index, stmt in enumerate(block):
+        first, last = _first_row(stmt), stmt.end_lineno or stmt.lineno
+        held = any(first <= row <= last for row in rows)
+        compound = isinstance(stmt, _COMPOUND)
+        needed = held or previous_held or (index == 0 and not top) or \
+            (top and (not compound or (not isinstance(stmt, _DEFINITIONS) and _has_import(stmt))))
+        alone = (index == 0 or first > (block[index - 1].end_lineno or 0)) and \
+            (index == len(block) - 1 or last < _first_row(block[index + 1]))
+        if needed or not alone:
+            if compound and (held or not top or previous_held):
+                for inner in _blocks(stmt):
+                    _left_out(inner, rows, False, out)
+        else:
+            out.append((first, last))
+        previous_held = held
+
+
+def _remember_window(text: str, window: Optional["_Window"]) -> Optional["_Window"]:
+    _WINDOWS.pop(text, None)
+    if len(_WINDOWS) >= 4:
+        _WINDOWS.pop(next(iter(_WINDOWS)))
+    if window is not None:
+        _WINDOWS[text] = window
+    return window
+
+
+def _rows_of(params: dict) -> set[int]:
+    """The rows a fix names: `row`, `loop_row`, ... and the start and end rows of span tuples."""
+    rows = {v for k, v in params.items() if k.endswith("row") and isinstance(v, int)}
+    for value in params.values():
+        if isinstance(value, (tuple, list)):
+            rows.update(v for span in value if isinstance(span, tuple) and len(span) == 4
+                        and all(isinstance(x, int) for x in span) for v in (span[0], span[2]))
+    return rows
 
 
 class _Window:
-    """The part of a big module a fix needs: every top-level statement except the functions and
-    classes that hold none of the fix's rows, whole lines each, with node positions reported in
-    the file's own rows. libcst costs ~50 s per MB (parse, positions, one codemod pass); a
-    finding in a 1 MB file must not pay that."""
+    """The part of a module a fix needs (`_left_out` says what it leaves out), whole lines each,
+    with node positions reported in the file's own rows: a fix in a long function of a long
+    file parses, positions and rewrites a few statements instead of the whole module."""
 
-    def __init__(self, text: str, lines: LineIndex, segments: list[tuple[int, int]]):
-        self.text, self.lines = text, lines
+    def __init__(self, text: str, lines: LineIndex, segments: list[tuple[int, int]], rows: frozenset = frozenset()):
+        self.text, self.lines, self.rows = text, lines, rows
+        self._parsed = _UNPARSED
         self.first_rows: list[int] = []  # window row (1-based) where each segment starts
         self.segments = segments  # (first row, last row) in the file, inclusive
         self.window_lines: list[str] = []
@@ -289,52 +396,62 @@ class _Window:
 
     @classmethod
     def around(cls, text: str, params: dict) -> Optional["_Window"]:
-        rows = {v for k, v in params.items() if k.endswith("row") and isinstance(v, int)}
+        """The window for a fix, the file's last one when it holds the fix's rows."""
+        rows = _rows_of(params)
+        window = _WINDOWS.get(text)
+        if window is None or not rows <= window.rows:
+            window = _remember_window(text, cls.build(text, rows))
+        return window
+
+    @classmethod
+    def build(cls, text: str, rows: set[int]) -> Optional["_Window"]:
         if not rows or "\r" in text:
             return None
-        body = _top_level_statements(text)
-        if body is None:
+        tree = _tree(text)
+        if tree is None:
             return None
         lines = LineIndex(text)
         total = len(lines.line_starts)
-        segments: list[list[int]] = []
-        kept_previous = False
-        for index, (first, last, definition) in enumerate(body):
-            keep = not definition or any(first <= row <= last for row in rows)
-            if keep:
-                if index == 0:
-                    first = 1  # the shebang, encoding line and comments above the first statement
-                elif kept_previous:
-                    first = segments[-1][1] + 1  # the comments between two kept statements
-                if index == len(body) - 1:
-                    last = total
-                if segments and first <= segments[-1][1] + 1:
-                    segments[-1][1] = max(segments[-1][1], last)
-                else:
-                    segments.append([first, last])
-            kept_previous = keep
+        left_out: list[tuple[int, int]] = []
+        _left_out(tree.body, rows, True, left_out)
+        segments, row = [], 1
+        for first, last in sorted(left_out):
+            if first > row:
+                segments.append((row, first - 1))
+            row = max(row, last + 1)
+        if row <= total:
+            segments.append((row, total))
         if not segments:
             return None
-        return cls(text, lines, [tuple(s) for s in segments])
+        return cls(text, lines, segments, frozenset(rows))
 
     def _file_row(self, window_row: int) -> int:
         number = max(0, bisect.bisect_right(self.first_rows, window_row) - 1)
         return self.segments[number][0] + window_row - self.first_rows[number]
 
+    def _parse(self):
+        """The window's libcst module and node positions in file rows, once; None if it does not parse."""
+        if self._parsed is _UNPARSED:
+            import libcst as cst
+            from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+            try:
+                wrapper = MetadataWrapper(cst.parse_module("".join(self.window_lines)), unsafe_skip_copy=True)
+            except cst.ParserSyntaxError:
+                self._parsed = None
+            else:
+                row = self._file_row
+                self._parsed = (wrapper.module, {
+                    node: CodeRange(CodePosition(row(r.start.line), r.start.column), CodePosition(row(r.end.line), r.end.column))
+                    for node, r in wrapper.resolve(PositionProvider).items()})
+        return self._parsed
+
     def run(self, func, params: dict):
         """The codemod's edits in file offsets, or _WHOLE_FILE when the window cannot say."""
-        import libcst as cst
-        from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
-
-        source = "".join(self.window_lines)
-        try:
-            wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
-        except cst.ParserSyntaxError:
+        parsed = self._parse()
+        if parsed is None:
             return _WHOLE_FILE
-        row = self._file_row
-        positions = {node: CodeRange(CodePosition(row(r.start.line), r.start.column), CodePosition(row(r.end.line), r.end.column))
-                     for node, r in wrapper.resolve(PositionProvider).items()}
-        new_module = func(wrapper.module, positions, params)
+        new_module = func(parsed[0], parsed[1], params)
         if new_module is None:
             return None
         return self._edits(new_module.code)
@@ -377,7 +494,7 @@ class _Window:
         # One edit, as for a small file (the file's own text between the changed places).
         content = "".join(piece + self.text[end:(pieces[k + 1][0] if k + 1 < len(pieces) else end)]
                           for k, (_, end, piece) in enumerate(pieces))
-        return [edit(self.lines, pieces[0][0], pieces[-1][1], content)]
+        return _smallest(self.text, self.lines, pieces[0][0], pieces[-1][1], content)
 
 
 def node_at(positions, node_type, row: int, column: int, end_row: int = None, end_column: int = None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import TextIO
 
-from ..fixes import edits_for
+from ..fixes import edits_for, prebuild_edits
 from ..model import Finding
 from ..rules.registry import RULES
 
@@ -39,5 +39,6 @@ def finding_to_dict(finding: Finding, source) -> dict:
 
 
 def render_json(findings: list[Finding], out: TextIO, source) -> None:
+    prebuild_edits(findings, source)
     json.dump([finding_to_dict(f, source) for f in findings], out, indent=2)
     out.write("\n")

@@ -84,9 +84,10 @@ def write_available_fixes(findings: list[Finding], out: TextIO, source, unsafe_f
     """`check --show-fixes`: every available fix as a diff, under its rule's *Why it hurts*."""
     import difflib
 
-    from ..fixes import apply_edits, edits_for
+    from ..fixes import apply_edits, edits_for, prebuild_edits
 
     with_fix = [f for f in findings if f.fix is not None]
+    prebuild_edits(with_fix, source)
     if not with_fix:
         out.write("No fixes available.\n")
         return

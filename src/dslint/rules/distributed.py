@@ -596,7 +596,7 @@ def _remove_wrapper_fix(facts: ScriptFacts, model: SemanticModel, wrapper: Bindi
     return make_fix("remove-inference-ddp", "Remove the DistributedDataParallel wrapper and its .module hops",
                     Applicability.UNSAFE, row=start.row, column=start.column, drop_statement=drop,
                     hops=tuple((s.start.row, s.start.column, s.end.row, s.end.column) for s in spans),
-                    unused_import=_from_import(model, call.func))
+                    unused_import=_import_left_unused(model, call.func))
 
 
 def _alone_in_block(model: SemanticModel, statement: ast.stmt) -> bool:
@@ -604,10 +604,13 @@ def _alone_in_block(model: SemanticModel, statement: ast.stmt) -> bool:
     return any(getattr(holder, name, None) == [statement] for name in ("body", "orelse", "finalbody"))
 
 
-def _from_import(model: SemanticModel, callee: ast.expr) -> Optional[tuple]:
-    """(module, name, asname) of the `from module import name as asname` that binds the callee."""
+def _import_left_unused(model: SemanticModel, callee: ast.expr) -> Optional[tuple]:
+    """(module, name, asname) of the `from module import name as asname` that binds the callee,
+    when the callee is its only use (removing the call leaves the import unused)."""
     binding = model.binding_of(callee) if isinstance(callee, ast.Name) else None
     if binding is None or binding.kind != "from-import" or binding.node.level:
+        return None
+    if model.uses_of(binding) != [callee]:
         return None
     return (binding.node.module, binding.target.name, binding.target.asname)
 
