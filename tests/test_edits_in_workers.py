@@ -296,21 +296,23 @@ def _window_and_whole(finding, text, monkeypatch):
     return windowed, whole
 
 
-@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()) + ["long-trainer"])
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if p.is_dir()) + ["long-trainer", "long-trainer-crlf"])
 def test_window_edits_equal_the_whole_file_edits(example, tmp_path, monkeypatch):
-    if example == "long-trainer":
+    if example.startswith("long-trainer"):
         helpers = "".join(f"\n\ndef helper_{i}(x):\n    y = x * {i}\n    return y\n" for i in range(30))
-        (tmp_path / "train.py").write_text(LONG_TRAINER.format(helpers=helpers))
+        text = LONG_TRAINER.format(helpers=helpers)
+        (tmp_path / "train.py").write_bytes((text.replace("\n", "\r\n") if example.endswith("crlf") else text).encode())
         (tmp_path / "run.sh").write_text("torchrun --nproc_per_node=4 train.py\n")
         root = tmp_path
     else:
         root = EXAMPLES / example
     result = engine.check([str(root)], Settings(), use_cache=False)
     fixable = [f for f in result.findings if f.fix is not None and f.fix.fixer in fixes.CODEMODS]
-    if example == "long-trainer":
+    if example.startswith("long-trainer"):
         assert {f.code for f in fixable} >= {"DSL102", "DSL301"}
     for finding in fixable:
-        text = Path(finding.path).read_text()
+        text = Path(finding.path).read_bytes().decode()
+        assert fixes._Window.build(text, fixes._rows_of(dict(finding.fix.params))) is not None
         windowed, whole = _window_and_whole(finding, text, monkeypatch)
         assert windowed == whole, (finding.code, finding.fix.fixer)
 

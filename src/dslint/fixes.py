@@ -405,7 +405,7 @@ class _Window:
 
     @classmethod
     def build(cls, text: str, rows: set[int]) -> Optional["_Window"]:
-        if not rows or "\r" in text:
+        if not rows or text.count("\r") != text.count("\r\n"):  # a lone CR ends a row for Python, not for the window
             return None
         tree = _tree(text)
         if tree is None:

@@ -162,7 +162,8 @@ def _import_checkers(kinds: set, edits=False) -> None:
     """
     if edits and "python" in kinds:
         try:
-            import libcst.metadata  # noqa: F401  (once here, not in every worker that builds edits)
+            import libcst.codemod.visitors  # noqa: F401  (once here, not in every worker that builds edits)
+            import libcst.metadata  # noqa: F401
         except ImportError:
             pass
     if "launch" in kinds:
