@@ -238,6 +238,9 @@ def test_check_and_fix_take_the_exit_options(tmp_path, command):
     assert "aug_sampler.set_epoch(epoch)" in (tmp_path / "train.py").read_text()
     assert dslint_run(tmp_path, command, "--no-cache", "--fix", "--select", "DSL302",
                       "--exit-non-zero-on-fix").returncode == 0  # nothing left to fix
+    # as in ruff, the two contradict each other: a usage error, not a silent choice
+    assert_one_clean_error(dslint_run(tmp_path, command, "--exit-zero", "--exit-non-zero-on-fix"),
+                           "--exit-zero cannot be combined with --exit-non-zero-on-fix")
 
 
 def test_explain_and_rule_take_a_code_or_a_name(tmp_path):

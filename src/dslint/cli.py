@@ -153,6 +153,8 @@ def check(
     facts = {"nproc-per-node": nproc_per_node, "nodes": nodes, "cpu-cores": cpu_cores, "deepspeed-version": deepspeed_version}
     facts["per-file-ignores"] = _per_file_ignores(per_file_ignores)
     resolver = _resolver(select, ignore, extend_select, facts, config, isolated)
+    if exit_zero and exit_non_zero_on_fix:  # (ruff's two flags conflict the same way)
+        raise UsageError("--exit-zero cannot be combined with --exit-non-zero-on-fix")
     if add_noqa and (fix or diff or paths == ["-"]):
         raise UsageError("--add-noqa cannot be combined with fix, --fix, --diff or stdin (-)")
     if paths == ["-"]:
