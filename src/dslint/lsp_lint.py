@@ -147,8 +147,12 @@ class WorkspaceLinter:
         for folder, docs in groups.items():
             try:
                 settings = self.settings_for(Path(folder))
-            except UsageError as error:
-                outcome.errors.append(str(error))
+            except Exception as error:  # invalid settings, or a bug reading them: this folder only
+                if isinstance(error, UsageError):
+                    outcome.errors.append(str(error))
+                else:  # (a pyproject.toml with a 5,000-digit integer: tomllib's ValueError)
+                    outcome.errors.append(failure_line(f"reading the settings for {folder}", error))
+                    outcome.tracebacks.append(traceback.format_exc())
                 for doc in docs:
                     outcome.findings[doc.path] = []
                 continue

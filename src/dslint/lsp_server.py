@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -24,19 +26,25 @@ from .fixes import apply_edits, build_edits, diff_to_edit, parses
 from .lsp_convert import (FIX_ALL_KIND, SOURCE, fix_from_data, to_diagnostic, to_range, to_text_edits)
 from .lsp_lint import OpenDocument, WorkspaceLinter, document_kind, failure_line
 from .lsp_noqa import noqa_edit
+from .lsp_protocol import DslintProtocol, FrameReader, log_line, log_to_stderr_in_one_line, report_server_error
 from .model import Applicability, UsageError
 from .textpos import LineIndex
 
 LOG = logging.getLogger(__name__)  # tracebacks at debug level; the editor gets one line
 DEBOUNCE_SECONDS = 0.025  # after the last keystroke: coalesces a burst of typing; lints never overlap anyway
 ENGINE_CODES = {engine.SYNTAX_ERROR, engine.UNREADABLE, engine.INTERNAL_ERROR}  # noqa does not apply to them
+# Fix edits come from libcst, which costs 5-50 s per MB of Python here (less where the fix can be
+# built on a window of the file): above this a quick fix or fix-all would hold the lint worker for
+# many seconds, so a larger document gets diagnostics and "ignore" actions but no fix edits.
+MAX_FIX_CHARS = 500_000
 
 
 class DslintLanguageServer(LanguageServer):
     """The server with its linter, its debounce timer and what it last published."""
 
     def __init__(self):
-        super().__init__("dslint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("dslint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=DslintProtocol)
         self.linter = WorkspaceLinter()
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dslint-lint")
         self.published: dict[str, tuple] = {}  # uri -> (version, diagnostics) last sent
@@ -45,6 +53,33 @@ class DslintLanguageServer(LanguageServer):
         self._dirty: Optional[set] = set()  # lint folders to redo; None = all
         self._running = False
         self._again = False
+        self.too_large_said: dict[str, Optional[int]] = {}  # uri -> the version told it is too large to fix
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+
+    def report_server_error(self, error: Exception, source) -> None:
+        report_server_error(self, error, source)
+
+    def fixable_size(self, uri: str, doc: OpenDocument) -> bool:
+        """Is the document small enough to build fix edits for? (Said once per version when not.)"""
+        if len(doc.text) <= MAX_FIX_CHARS:
+            return True
+        if uri not in self.too_large_said or self.too_large_said[uri] != doc.version:
+            self.too_large_said[uri] = doc.version
+            self.say(f"{doc.path} is too large for fix edits in the editor ({len(doc.text)} characters, "
+                           f"the limit is {MAX_FIX_CHARS}): run `dslint fix` on it", types.MessageType.Warning)
+        return False
+
+    async def on_worker(self, func, *args):
+        """`func(*args)` on the lint worker (a fix parses the document: it must not stall the connection)."""
+        self._loop = asyncio.get_running_loop()
+        return await self._loop.run_in_executor(self.executor, func, *args)
+
+    def say(self, text: str, kind: types.MessageType = types.MessageType.Error) -> None:
+        """One log line, also from the worker: sent from the event loop, so frames never interleave on stdout."""
+        if self._loop is None or threading.current_thread() is threading.main_thread():
+            log_line(self, text, kind)
+        else:
+            self._loop.call_soon_threadsafe(log_line, self, text, kind)
 
     # -- documents -------------------------------------------------------------------------
 
@@ -153,13 +188,23 @@ class DslintLanguageServer(LanguageServer):
 
     # -- code actions ----------------------------------------------------------------------
 
+    def quick_fixes_for(self, uri: str, doc: OpenDocument, diagnostics: list) -> list[types.CodeAction]:
+        actions = []
+        for diagnostic in diagnostics:
+            try:
+                actions.extend(self.quick_fixes(uri, doc, diagnostic))
+            except Exception as error:  # a bug, or positions that fit no document: no action, the rest stay
+                self.say(failure_line(f"building the quick fixes for {diagnostic.code}", error))
+                LOG.debug("quick fix failed", exc_info=True)
+        return actions
+
     def quick_fixes(self, uri: str, doc: OpenDocument, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
         data = diagnostic.data if isinstance(diagnostic.data, dict) else self._published_data(uri, diagnostic)
         fix = fix_from_data(data.get("fix"))
         kind = document_kind(doc.path, doc.language_id)
         lines = LineIndex(doc.text)
         actions = []
-        if fix is not None:
+        if fix is not None and self.fixable_size(uri, doc):
             edits = build_edits(fix, doc.text)
             if edits:
                 new_text, _ = apply_edits(doc.text, edits)
@@ -188,15 +233,14 @@ class DslintLanguageServer(LanguageServer):
     def fix_all_edit(self, uri: str) -> Optional[types.WorkspaceEdit]:
         docs = self.open_documents()
         doc = docs.get(uri)
-        if doc is None:
+        if doc is None or not self.fixable_size(uri, doc):
             return None
         try:
             new_text = self.linter.fix_all(doc, list(docs.values()))
         except UsageError:  # invalid settings: already shown to the user when the document was linted
             return None
         except Exception as error:  # a bug: no edit, and the server lives on
-            self.window_log_message(types.LogMessageParams(type=types.MessageType.Error,
-                                                           message=f"dslint: {failure_line('fixing all', error)}"))
+            self.say(failure_line("fixing all", error))
             LOG.debug("fix all failed", exc_info=True)
             return None
         if new_text is None:
@@ -278,18 +322,16 @@ async def code_action(ls: DslintLanguageServer, params: types.CodeActionParams) 
         return not only or any(kind == k or kind.startswith(f"{k}.") for k in only)
 
     actions: list[types.CodeAction] = []
-    if wanted(types.CodeActionKind.QuickFix):
-        for diagnostic in params.context.diagnostics:
-            if diagnostic.source == SOURCE:
-                actions.extend(ls.quick_fixes(uri, doc, diagnostic))
+    ours = [d for d in params.context.diagnostics if d.source == SOURCE]
+    if wanted(types.CodeActionKind.QuickFix) and ours:
+        actions.extend(await ls.on_worker(ls.quick_fixes_for, uri, doc, ours))
     if wanted(FIX_ALL_KIND):
         title = "dslint: fix all auto-fixable problems"
         if only:  # asked for explicitly (e.g. on save): build the edit now
-            loop = asyncio.get_running_loop()
-            edit = await loop.run_in_executor(ls.executor, ls.fix_all_edit, uri)
+            edit = await ls.on_worker(ls.fix_all_edit, uri)
             if edit is not None:
                 actions.append(types.CodeAction(title=title, kind=FIX_ALL_KIND, edit=edit))
-        elif _has_safe_fix(ls.published.get(uri)):  # in the light-bulb menu: the edit on resolve
+        elif _has_safe_fix(ls.published.get(uri)) and len(doc.text) <= MAX_FIX_CHARS:  # the edit on resolve
             actions.append(types.CodeAction(title=title, kind=FIX_ALL_KIND, data={"uri": uri}))
     return actions
 
@@ -297,8 +339,7 @@ async def code_action(ls: DslintLanguageServer, params: types.CodeActionParams) 
 @server.feature(types.CODE_ACTION_RESOLVE)
 async def resolve_code_action(ls: DslintLanguageServer, action: types.CodeAction) -> types.CodeAction:
     if action.kind == FIX_ALL_KIND and isinstance(action.data, dict) and action.edit is None:
-        loop = asyncio.get_running_loop()
-        action.edit = await loop.run_in_executor(ls.executor, ls.fix_all_edit, action.data.get("uri", ""))
+        action.edit = await ls.on_worker(ls.fix_all_edit, action.data.get("uri", ""))
         if action.edit is None:
             action.edit = types.WorkspaceEdit(changes={})
     return action
@@ -315,5 +356,6 @@ def _has_safe_fix(published: Optional[tuple]) -> bool:
 
 
 def serve() -> None:
-    """Serve on stdin/stdout until the client says exit."""
-    server.start_io()
+    """Serve on stdin/stdout until the client says exit (or closes stdin)."""
+    log_to_stderr_in_one_line()
+    server.start_io(stdin=FrameReader(sys.stdin.buffer))
