@@ -15,6 +15,7 @@ from typing import Optional
 
 from ..sources.names import dotted
 from .conditions import RankGate, rank_gate
+from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
 
 COLLECTIVE = "collective"
@@ -50,12 +51,17 @@ _DCP_CALLS = frozenset((
     "torch.distributed.checkpoint.state_dict.get_optimizer_state_dict",
 ))
 _FSDP_GATHERS = ("full_optim_state_dict", "optim_state_dict", "summon_full_params", "sharded_optim_state_dict")
+# The state-dict types whose module state_dict()/load_state_dict() hooks unshard (all-gather) the
+# parameters (torch/distributed/fsdp/_state_dict_utils.py: _full_/_sharded_pre_state_dict_hook →
+# _common_unshard_pre_state_dict_hook; the load hooks → _enter_unshard_params_ctx); LOCAL_STATE_DICT
+# reads the local shard only.
+_UNSHARDING_TYPES = ("FULL_STATE_DICT", "SHARDED_STATE_DICT")
 BARRIERS = ("barrier", "monitored_barrier", "wait_for_everyone")
 # Every callee name `classify` may accept: a cheap first filter (most calls are none of these).
 _CANDIDATE_ATTRS = frozenset(_DIST_COLLECTIVES | _MPI_COLLECTIVES | {q.rsplit(".", 1)[-1] for q in _DCP_CALLS} | set(_FSDP_GATHERS) | {
     "GatheredParameters", "wait_for_everyone", "gather_for_metrics", "pad_across_processes", "consolidate_state_dict",
     "_zero3_consolidated_16bit_state_dict", "save_state", "get_state_dict", "save_model", "save", "save_checkpoint",
-    "save_16bit_model", "save_fp16_model", "log", "log_dict"})
+    "save_16bit_model", "save_fp16_model", "log", "log_dict", "state_dict", "load_state_dict"})
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,8 @@ class CollectiveFinder:
         text = facts.text.lower()
         # Accelerate's save APIs are collective only with DeepSpeed/FSDP, which the script must show.
         self.shards_with_accelerate = any(w in text for w in ("deepspeed", "fsdp", "fullyshardeddataparallel"))
+        self._fsdp_module: Optional[bool] = None  # `_state_dict_candidates`, computed on first need
+        self.set_state_dict_types: list = []
         self.lightning_classes = {
             name for name, cls in facts.classes.items()
             if any("Lightning" in (facts.resolve(b) or dotted(b) or "") for b in cls.bases)
@@ -119,6 +127,8 @@ class CollectiveFinder:
             return Collective(CHECKPOINT, label, "torch.distributed.checkpoint runs collectives to plan and write the shards")
         if attr in _FSDP_GATHERS and "FullyShardedDataParallel" in q:
             return Collective(CHECKPOINT, label, "FSDP gathers the shards from every rank")
+        if attr in ("state_dict", "load_state_dict"):
+            return self._fsdp_state_dict(site, label)
         if q == "deepspeed.zero.GatheredParameters":
             return Collective(COLLECTIVE, label, "it all-gathers the ZeRO-3 partitions on every rank")
         if attr in ("wait_for_everyone", "gather_for_metrics", "pad_across_processes"):
@@ -155,6 +165,61 @@ class CollectiveFinder:
                                   "(each rank writes its own shard; there are barriers inside)")
         return None
 
+    def _fsdp_state_dict(self, site: CallSite, label: str) -> Optional[Collective]:
+        """`model.state_dict()` / `load_state_dict()` on an FSDP1 wrapper: with the default
+        FULL_STATE_DICT (or SHARDED) the hooks all-gather every rank's shard first. The receiver is
+        an FSDP(...) value, or the module of an enclosing `with FSDP.state_dict_type(model, T)`."""
+        func = site.node.func
+        if site.qualname is not None or not isinstance(func, ast.Attribute) or not self._state_dict_candidates():
+            return None
+        receiver = dotted(func.value)
+        if receiver is None:
+            return None
+        for block in site.ctx.withs:
+            for item in block.items:
+                kind = self._state_dict_type_of(item.context_expr, receiver)
+                if kind is not None:  # the innermost context decides
+                    return self._unsharding(kind, label)
+        if self.set_state_dict_types:
+            return None  # `FSDP.set_state_dict_type(...)` elsewhere may have changed the default
+        from .bindings import semantic_model
+
+        model = semantic_model(self.facts)
+        wrapper = model.value_of(func.value)
+        if not (isinstance(wrapper, ast.Call) and model.resolve(wrapper.func) in FSDP) or _unsharded(wrapper):
+            return None
+        return self._unsharding("FULL_STATE_DICT", label)
+
+    def _state_dict_candidates(self) -> bool:
+        """Does this module build an FSDP wrapper or choose a state-dict type (else no receiver is one)?"""
+        if self._fsdp_module is None:
+            facts = self.facts
+            types = [s for s in facts.method_calls("state_dict_type") + facts.method_calls("set_state_dict_type")
+                     if "FullyShardedDataParallel" in (s.qualname or "")]
+            self.set_state_dict_types = [s for s in types if s.attr == "set_state_dict_type"]
+            self._fsdp_module = bool(types or facts.calls_to(*FSDP))
+        return self._fsdp_module
+
+    def _state_dict_type_of(self, expr: ast.AST, receiver: str) -> Optional[str]:
+        """The StateDictType name of `FSDP.state_dict_type(<receiver>, StateDictType.X, ...)`, "" when
+        it cannot be read; None when `expr` is no such context for this receiver."""
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute) or expr.func.attr != "state_dict_type":
+            return None
+        if "FullyShardedDataParallel" not in (self.facts.resolve(expr.func) or ""):
+            return None
+        module = expr.args[0] if expr.args else next((k.value for k in expr.keywords if k.arg == "module"), None)
+        if module is None or dotted(module) != receiver:
+            return None
+        kind = expr.args[1] if len(expr.args) > 1 else next((k.value for k in expr.keywords if k.arg == "state_dict_type"), None)
+        name = dotted(kind) if kind is not None else None
+        return name.rsplit(".", 1)[-1] if name else ""
+
+    @staticmethod
+    def _unsharding(kind: str, label: str) -> Optional[Collective]:
+        if kind not in _UNSHARDING_TYPES:
+            return None
+        return Collective(CHECKPOINT, label, f"an FSDP {kind} unshards (all-gathers) the parameters from every rank")
+
     def _subgroup(self, site: CallSite) -> bool:
         """A collective over an explicit sub-group (by keyword or position) may legitimately run on
         that group's ranks only."""
@@ -170,6 +235,19 @@ class CollectiveFinder:
             return Collective(COLLECTIVE, f"{dotted(node.value)}.log_dir",
                               "Trainer.log_dir broadcasts the directory from rank 0 on every access")
         return None
+
+
+def _unsharded(wrapper: ast.Call) -> bool:
+    """An FSDP(...) whose state dict may need no unshard: NO_SHARD (or a sharding strategy we
+    cannot read) together with use_orig_params (`_should_unshard_params`), or arguments we cannot read."""
+    if any(k.arg is None for k in wrapper.keywords) or len(wrapper.args) > 2:
+        return True
+    strategy = next((k.value for k in wrapper.keywords if k.arg == "sharding_strategy"), None)
+    name = (dotted(strategy) or "").rsplit(".", 1)[-1] if strategy is not None else "FULL_SHARD"
+    if name in ("FULL_SHARD", "SHARD_GRAD_OP", "HYBRID_SHARD", "_HYBRID_SHARD_ZERO2"):
+        return False
+    orig = next((k.value for k in wrapper.keywords if k.arg == "use_orig_params"), None)
+    return orig is not None and literal(orig) is not False
 
 
 @dataclass

@@ -10,7 +10,11 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Optional
 
+from .cuda import DDP, FSDP
 from .script import CallSite, ScriptFacts, literal as _literal
+
+FULLY_SHARD = "torch.distributed.fsdp.fully_shard"
+DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 
 LIGHTNING_TRAINERS = ("lightning.pytorch.Trainer",)
 FABRIC = ("lightning.fabric.Fabric",)
@@ -27,6 +31,9 @@ class Evidence:
 
     what: str
     node: ast.AST
+    # A rank variable read or a --local_rank option: a script accepts them to be launchable, a
+    # helper (a shared argument parser, `os.environ.get("WORLD_SIZE", 1)`) whatever runs it.
+    weak: bool = False
 
 
 def _single_process_group(site: CallSite) -> bool:
@@ -94,16 +101,25 @@ class DistributedFacts:
             ("torch.multiprocessing.spawn", "starts processes with torch.multiprocessing.spawn"),
             ("torch.multiprocessing.start_processes", "starts processes with start_processes"),
             ("accelerate.Accelerator", "uses HF Accelerate"),
+            # A DDP/FSDP wrapper or a DistributedSampler needs a process group of several ranks to mean
+            # anything; it may be started elsewhere (a helper, a framework), so these count on their own.
+            (DDP, "wraps the model in DistributedDataParallel"),
+            (FSDP[0], "shards the model with FSDP"),
+            (FSDP[1], "shards the model with FSDP"),
+            (FULLY_SHARD, "shards the model with fully_shard"),
+            (DISTRIBUTED_SAMPLER, "reads its data through a DistributedSampler"),
         ):
             found += [Evidence(what, s.node) for s in f.calls_to(name) if not _single_process_group(s)]
         for site in f.calls_to(*LIGHTNING_TRAINERS, *FABRIC):
             if trainer_is_multiprocess(site):
                 found.append(Evidence(f"builds a Lightning {site.attr} with several devices or a distributed strategy", site.node))
         for access in self.rank_env_accesses:
-            found.append(Evidence(f"reads {access.key} from the environment (set by torchrun/deepspeed)", access.node))
+            found.append(Evidence(f"reads {access.key} from the environment (set by torchrun/deepspeed)", access.node,
+                                  weak=True))
         for site in f.method_calls("add_argument"):
             if site.node.args and _literal(site.node.args[0]) in ("--local_rank", "--local-rank"):
-                found.append(Evidence("accepts --local_rank (passed by the deepspeed/torch.distributed launchers)", site.node))
+                found.append(Evidence("accepts --local_rank (passed by the deepspeed/torch.distributed launchers)", site.node,
+                                      weak=True))
         return found
 
     @cached_property
@@ -159,3 +175,16 @@ class DistributedFacts:
 
 def distributed_facts(facts: ScriptFacts) -> DistributedFacts:
     return facts.derived("distributed", DistributedFacts)
+
+
+def evidence_by_function(facts: ScriptFacts) -> dict:
+    """The first strong multi-process evidence (a call that starts or needs a world of several
+    processes, not a `weak` one) in each function, keyed by the id of the innermost function (a def
+    or a lambda) that holds it; None for code that runs at import time."""
+    out: dict = {}
+    for evidence in sorted((e for e in distributed_facts(facts).multiprocess_evidence if not e.weak),
+                           key=lambda e: (e.node.lineno, e.node.col_offset)):
+        where = facts.context_of(evidence.node)
+        key = id(where.function) if where is not None and where.function is not None else None
+        out.setdefault(key, evidence)
+    return out

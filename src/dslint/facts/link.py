@@ -56,6 +56,10 @@ class ConfigLink:
     ref_path: Optional[str] = None  # the script path holding ref_span
     launch_span: Optional[Span] = None  # where the launch line names it
     from_strategy: Optional[str] = None  # a Lightning strategy string / object that built it
+    # A dict written in Python (in the script, or returned by a project function): where each key is
+    # written, key path -> span of `"key": value`, in the file `key_path`.
+    key_spans: dict = field(default_factory=dict)
+    key_path: Optional[str] = None
 
 
 @dataclass
@@ -83,7 +87,14 @@ class TrainingSetup:
     # lack and whether they see the same GPUs (see _slurm_tasks); () / None elsewhere or when not told.
     rank_env_missing: tuple = ()  # torch's rank variables that no launcher sets and the launch env does not give
     slurm_tasks_per_node: Optional[int] = None
+    # Some node runs at least this many of srun's tasks: the tasks per node when given, else ceil(ntasks /
+    # nodes) (`--ntasks=8 --nodes=2`: Slurm's block distribution fills nodes by their CPUs, 7+1 as well as
+    # 4+4, srun(1) --distribution; only the pigeonhole bound is sure).
+    slurm_tasks_on_a_node: Optional[int] = None
     slurm_tasks_share_gpus: Optional[bool] = None
+    # (display path, EnvDeviceIndex): the script's own and those of the project functions it calls
+    # (`init_distributed()` in distributed.py reading LOCAL_RANK), see _env_device_indexes.
+    env_device_indexes: list = field(default_factory=list)
     # id(ClientOptimizer with a builder) -> the optimizer the builder's module constructs
     resolved: dict = field(default_factory=dict)
 
@@ -355,6 +366,7 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     _processes(setup, settings)
     launch = project.launches.get(launch_path) if launch_path is not None else None
     _slurm_tasks(setup, getattr(launch, "sbatch", None))
+    _env_device_indexes(project, setup)
     _threads(setup)
     _config(project, setup)
     if setup.lightning_cli is not None:
@@ -567,6 +579,11 @@ def _slurm_tasks(setup: TrainingSetup, sbatch) -> None:
         setup.slurm_tasks_per_node = command.srun.ntasks_per_node
     elif not any(key in own for key in ("ntasks", "nodes", "distribution", "ntasks-per-gpu")):
         setup.slurm_tasks_per_node = command.srun.ntasks_per_node  # the job's, from #SBATCH
+    ntasks, nodes = command.srun.ntasks, command.srun.nodes
+    if setup.slurm_tasks_per_node is not None:
+        setup.slurm_tasks_on_a_node = setup.slurm_tasks_per_node
+    elif ntasks is not None and nodes and "ntasks-per-node" not in own and "ntasks-per-gpu" not in own:
+        setup.slurm_tasks_on_a_node = -(-ntasks // nodes)  # (an exact --nodes=N: both its minimum and maximum)
     if setup.spawner_kind != "srun":
         return  # a launcher after srun starts the ranks (and sets their variables)
     if "export" not in own:  # srun --export=NONE/... changes what the tasks inherit
@@ -574,6 +591,24 @@ def _slurm_tasks(setup: TrainingSetup, sbatch) -> None:
     directives = {d.key for d in sbatch.all} if sbatch is not None else set()
     per_task = any(key in own for key in _PER_TASK_GPU_OPTIONS) or bool(directives & set(_PER_TASK_GPU_OPTIONS))
     setup.slurm_tasks_share_gpus = not per_task and "CUDA_VISIBLE_DEVICES" not in command.env
+
+
+def _env_device_indexes(project: "Project", setup: TrainingSetup) -> None:
+    """The `set_device(i)` calls with an index only the environment gives that the launched script runs: its
+    own, and those in the top-level project functions it calls (`init_distributed()` of distributed.py),
+    unless that module sets one of the variables itself."""
+    setup.env_device_indexes = [(setup.script_path, index) for index in setup.facts.env_device_indexes]
+    module = setup.summary.module
+    for local in module.called if module is not None else ():
+        symbol = project.program.symbol(setup.script_path, local)
+        if symbol is None or symbol.function is None or not symbol.function.selects_device \
+                or symbol.path == setup.script_path:
+            continue
+        summary = project.scripts.get(symbol.path)
+        facts = summary.extra.get("setup") if summary is not None else None
+        for index in facts.env_device_indexes if isinstance(facts, ScriptSetupFacts) else ():
+            if index.function == symbol.name and not any(key in facts.env_sets for key in index.keys):
+                setup.env_device_indexes.append((symbol.path, index))
 
 
 def _threads(setup: TrainingSetup) -> None:
@@ -644,8 +679,17 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             how = f"{ref.what} ← ${ref.env} on the launch line"
         elif ref.how == "dict" and isinstance(ref.value, dict):
             link.value, link.how, link.ref_span, link.ref_path = ref.value, f"{ref.what}: a dict in {setup.script_path}", ref.span, setup.script_path
+            link.key_spans, link.key_path = dict(ref.key_spans), setup.script_path
             setup.config = link
             return
+        elif ref.how == "built":
+            if _built_config(project, setup, ref, link):
+                setup.config = link
+                return
+        elif ref.how == "imported":
+            if _imported_config(project, setup, ref, link):
+                setup.config = link
+                return
         if written:
             chosen = (written, how, ref.span, launch_span)
             break
@@ -707,6 +751,52 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             link.ref_span, link.ref_path = site.strategy_span, setup.script_path
             link.consumer = "lightning" if site.kind == "trainer" else "fabric"
     setup.config = link
+
+
+def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
+    """`config=get_ds_config(4)`: the dict the project function returns for these arguments (its
+    literal defaults for the others), when its summary shows one; else the config stays unknown (a note)."""
+    from .config_dicts import bind_arguments, substitute
+    from .module_summary import NO_VALUE
+
+    symbol = project.program.symbol(setup.script_path, ref.builder)
+    function = symbol.function if symbol is not None else None
+    template = function.returns_config if function is not None else None
+    if template is None:
+        setup.notes["config"] = f"{ref.what}: {ref.builder}(...) does not return a dict dslint can read"
+        return False
+    bound = bind_arguments(function.params, function.kwonly, function.defaults, ref.arguments, dict(ref.keywords),
+                           NO_VALUE)
+    if bound is None:
+        setup.notes["config"] = f"{ref.what}: the call of {ref.builder}(...) does not bind its parameters"
+        return False
+    link.value = substitute(template.value, bound)
+    link.how = f"{ref.what}: the dict {ref.builder}(...) returns ({symbol.path}:{function.row})"
+    link.ref_span, link.ref_path = ref.span, setup.script_path
+    link.key_spans, link.key_path = dict(template.spans), symbol.path
+    return True
+
+
+def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
+    """`config=DS_CONFIG` with `from conf import DS_CONFIG`: the dict that module binds the name to."""
+    from .config_dicts import with_overwritten
+
+    program = project.program
+    exports = setup.summary.module
+    for imported in exports.imports if exports is not None else ():
+        name = next((name for name, local in imported.names if local == ref.builder), None)
+        target = program.module_file(setup.script_path, imported.module, imported.level) if name else None
+        found = program.modules.get(target) if target is not None else None
+        template = found.config_constants.get(name) if found is not None else None
+        if template is not None:
+            path = program.display.get(target, target)
+            link.value = with_overwritten(template.value, list(ref.overwritten))
+            link.how = f"{ref.what}: {name} of {path}"
+            link.ref_span, link.ref_path = ref.span, setup.script_path
+            link.key_spans, link.key_path = dict(template.spans), path
+            return True
+    setup.notes["config"] = f"{ref.what}: {ref.builder}, imported, is no config dict of a project module dslint reads"
+    return False
 
 
 def _config_bases(project: "Project", setup: TrainingSetup) -> list:

@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
 from ..sources.names import dotted
 from .collectives import collective_functions
-from .cuda import selects_device
+from .config_dicts import DictTemplate, config_dict_names, module_constants, returned_template
+from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, selects_device
+from .distributed import distributed_facts
+from .program_effects import function_effects
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -46,10 +50,19 @@ class FunctionSummary:
     kwonly: tuple = ()
     defaults: dict = field(default_factory=dict)  # param -> literal default, NO_VALUE when not a literal
     selects_device: bool = False
-    # a returned DataLoader's sampler: "none", "distributed", "param:<p>", "iterable" (its dataset
-    # shards itself), "unknown"
+    # What the program asks of a helper (program_effects.py; through this module's own calls too):
+    # (what, Span) of evidence that it runs in several processes; the row of a set_device(<not a
+    # literal>) it reaches (0: none); whether it calls torch.set_num_threads.
+    multiprocess: Optional[tuple] = None
+    set_device_row: int = 0
+    sets_num_threads: bool = False
+    # a returned DataLoader's sampler: "none", "distributed-shuffle", "distributed" (not shuffling),
+    # "param:<p>", "iterable" (its dataset shards itself), "unknown"
     loader_sampler: Optional[str] = None
     loader_row: int = 0
+    # `return train, val`: per element, (sampler as above, row, the returned name or "") or None
+    # for an element that is no DataLoader; () when no tuple of loaders is returned (or the returns differ)
+    returned_loaders: tuple = ()
     # (name, loop span, counter) per name (a parameter, `self.x`) iterated by a loop inside
     # another loop; the span (header only) and counter are the outer (epoch) loop's, counter ""
     # when unknown
@@ -59,6 +72,15 @@ class FunctionSummary:
     calls_set_epoch: bool = False
     collective: Optional[tuple] = None  # (label, why, kind, row): a collective every rank calling it reaches
     returns_optimizer: Optional[tuple] = None  # (torch.optim class, constructor span, keywords) it builds and returns
+    returns_config: Optional[DictTemplate] = None  # a DeepSpeed config dict it returns (config_dicts.py)
+
+    def loader_returned(self, index: Optional[int]) -> Optional[tuple]:
+        """(sampler source, row, returned name or "") of the DataLoader a call's value holds (`index`
+        None) or the element `index` of the tuple it returns; None when it is not known to be one."""
+        if index is None:
+            return (self.loader_sampler, self.loader_row, "") if self.loader_sampler else None
+        loaders = self.returned_loaders
+        return loaders[index] if -len(loaders) <= index < len(loaders) else None
 
     def param_for(self, position: Optional[int], keyword: Optional[str], method: bool) -> Optional[str]:
         """The parameter an argument binds: by keyword, or by position (skipping `self`)."""
@@ -77,6 +99,7 @@ class ClassSummary:
     is_dataclass: bool = False
     methods: dict = field(default_factory=dict)  # name -> FunctionSummary
     init_stores: dict = field(default_factory=dict)  # __init__ parameter -> "self.x" it is stored in
+    module_hops: tuple = ()  # __init__ parameters whose stored `self.x` is called as `self.x.module(...)`
 
 
 @dataclass(frozen=True)
@@ -87,6 +110,10 @@ class ArgumentFact:
     keyword: Optional[str]
     loader: Optional[str] = None  # "distributed-shuffle", "distributed", "plain", or None (not a loader)
     loader_row: int = 0
+    # a name bound to a project call's result (`loader = build_loader(ds)`, `a, b = get_loaders()`):
+    # (the callee's local name, the unpack index or None); the callee's summary says what it returns
+    returned_by: Optional[tuple] = None
+    wrapper: Optional[str] = None  # "DDP", "FSDP" or "engine" (deepspeed.initialize's) when it holds one
 
 
 @dataclass(frozen=True)
@@ -138,6 +165,11 @@ class _Summariser:
         self.builds_loaders = bool(loaders)  # else no function returns one
         # Names a DataLoader is assigned to: the only names worth following to one.
         self.loader_names = {assigned_name(facts, site.node, site.ctx) for site in loaders}
+        wrappers = facts.calls_to(DDP, *FSDP, DEEPSPEED_INITIALIZE)
+        self.builds_wrappers = bool(wrappers)
+        self.wrapper_names = {dotted(e) for site in wrappers if isinstance(site.ctx.parent, ast.Assign)
+                              for target in site.ctx.parent.targets
+                              for e in (target.elts[:1] if isinstance(target, ast.Tuple) else [target])}
 
     # -- values ------------------------------------------------------------------------
     def loader_kind(self, expr: ast.AST) -> tuple[Optional[str], int]:
@@ -157,9 +189,7 @@ class _Summariser:
             return "plain", value.lineno
         sampler = self.model.value_of(sampler)
         if isinstance(sampler, ast.Call) and self.model.resolve(sampler.func) == DISTRIBUTED_SAMPLER:
-            shuffle = next((k.value for k in sampler.keywords if k.arg == "shuffle"), None)
-            shuffles = shuffle is None or literal(shuffle) is True
-            return ("distributed-shuffle" if shuffles else "distributed"), sampler.lineno
+            return _distributed_kind(sampler), sampler.lineno
         return None, 0
 
     def sampler_source(self, function: ast.AST, call: ast.Call) -> str:
@@ -177,8 +207,31 @@ class _Summariser:
             return f"param:{given.id}"
         value = self.model.value_of(given)
         if isinstance(value, ast.Call) and self.model.resolve(value.func) == DISTRIBUTED_SAMPLER:
-            return "distributed"
+            return _distributed_kind(value)
         return "unknown"
+
+    def returned_loader(self, function: ast.AST, expr: ast.AST) -> Optional[tuple]:
+        """(sampler source, row, returned name or "") when `expr` evaluates to a DataLoader(...)."""
+        if not isinstance(expr, (ast.Name, ast.Call, ast.Attribute)):
+            return None
+        value = self.model.value_of(expr)
+        if isinstance(value, ast.Call) and self.model.resolve(value.func) == DATALOADER:
+            return self.sampler_source(function, value), value.lineno, expr.id if isinstance(expr, ast.Name) else ""
+        return None
+
+    def returned_tuple(self, function: ast.AST, returns: list) -> tuple:
+        """Per element of the `return a, b` statements, what `returned_loader` says; () unless every
+        tuple return has the same shape and facts (and at least one element is a loader)."""
+        shapes = set()
+        for ret in returns:
+            if isinstance(ret.value, ast.Tuple):
+                if any(isinstance(e, ast.Starred) for e in ret.value.elts):
+                    return ()
+                shapes.add(tuple(_without_row(self.returned_loader(function, e)) for e in ret.value.elts))
+        if len(shapes) != 1 or not any(next(iter(shapes))):
+            return ()
+        ret = next(r for r in returns if isinstance(r.value, ast.Tuple))
+        return tuple(self.returned_loader(function, e) for e in ret.value.elts)
 
     def loop_position(self, loop: ast.AST) -> tuple:
         """(span of the loop's header, its epoch counter)."""
@@ -255,20 +308,26 @@ class _Summariser:
                     epoch_iterated.append((name, *self.loop_position(ctx.loops[0])))
         builds_loader = self.builds_loaders and any(site.qualname == DATALOADER for site in calls)
         for ret in returns if builds_loader else ():
-            if not isinstance(ret.value, (ast.Name, ast.Call, ast.Attribute)):
-                continue
-            value = self.model.value_of(ret.value)
-            if isinstance(value, ast.Call) and self.model.resolve(value.func) == DATALOADER:
-                summary.loader_sampler = self.sampler_source(node, value)
-                summary.loader_row = value.lineno
+            found = self.returned_loader(node, ret.value)
+            if found is not None:
+                summary.loader_sampler, summary.loader_row = found[0], found[1]
+        if builds_loader:
+            summary.returned_loaders = self.returned_tuple(node, returns)
         optimizers = [site for site in calls if _is_torch_optimizer(site.qualname)]
         for ret in returns if optimizers else ():
             value = self.model.value_of(ret.value)
             if isinstance(value, ast.Call) and _is_torch_optimizer(self.model.resolve(value.func)):
                 summary.returns_optimizer = (self.model.resolve(value.func), self.facts.lines.span_of_node(value),
                                              tuple(k.arg for k in value.keywords if k.arg))
+        summary.returns_config = returned_template(returns, self.model, self.facts.lines, _literal_or_marker, NO_VALUE,
+                                                   self.facts.derived("config_dict_names", config_dict_names))
         summary.iterated, summary.epoch_iterated = tuple(iterated), tuple(epoch_iterated)
         summary.looped_calls = tuple(looped_calls)
+        effects = function_effects(self.facts).get(id(node))
+        if effects is not None:
+            summary.selects_device = summary.selects_device or effects.selects_device
+            summary.multiprocess, summary.set_device_row = effects.multiprocess, effects.set_device_row
+            summary.sets_num_threads = effects.sets_num_threads
         return summary
 
     def klass(self, node: ast.ClassDef) -> ClassSummary:
@@ -284,7 +343,37 @@ class _Summariser:
                 summary.methods[stmt.name] = self.function(stmt)
                 if stmt.name == "__init__":
                     summary.init_stores = _init_stores(stmt, self.inside(stmt)[3])
+        if summary.init_stores:
+            hops = {site.receiver for site in self.facts.method_calls("module") if site.ctx.class_ is node} | {
+                site.receiver[:-len(".module")] for site in self.facts.method_calls("forward")
+                if site.ctx.class_ is node and (site.receiver or "").endswith(".module")}
+            summary.module_hops = tuple(p for p, attr in summary.init_stores.items() if attr in hops)
         return summary
+
+    def wrapper_kind(self, expr: ast.AST) -> Optional[str]:
+        """"DDP", "FSDP" or "engine" when `expr` holds a wrapper built in this module."""
+        if not self.builds_wrappers or not isinstance(expr, (ast.Name, ast.Attribute)) \
+                or dotted(expr) not in self.wrapper_names:
+            return None
+        binding = self.model.binding_of(expr)
+        if binding is not None and isinstance(binding.value, ast.Call) and binding.index == (0,) \
+                and self.model.resolve(binding.value.func) == DEEPSPEED_INITIALIZE:
+            return "engine"
+        value = self.model.value_of(expr)
+        name = self.model.resolve(value.func) if isinstance(value, ast.Call) else None
+        return "DDP" if name == DDP else "FSDP" if name in FSDP else None
+
+
+def _distributed_kind(sampler: ast.Call) -> str:
+    """"distributed-shuffle" for a DistributedSampler(...) that shuffles (its default), else "distributed"."""
+    shuffle = next((k.value for k in sampler.keywords if k.arg == "shuffle"), None)
+    if shuffle is None and len(sampler.args) > 3:
+        shuffle = sampler.args[3]  # DistributedSampler(dataset, num_replicas, rank, shuffle, ...)
+    return "distributed-shuffle" if shuffle is None or literal(shuffle) is True else "distributed"
+
+
+def _without_row(found: Optional[tuple]) -> Optional[tuple]:
+    return None if found is None else (found[0], found[2])
 
 
 def _init_stores(init: ast.AST, assignments: list) -> dict:
@@ -326,6 +415,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     called: set = set()
     out = []
     loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
+    returned = _returned_names(facts, imported)
     for site in facts.calls:
         # (the call's receiver and attribute are already spelled out: no walk of the callee)
         head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
@@ -333,19 +423,19 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
             continue
         local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
         called.add(local)
-        if not loaders:
+        # (what a library's call is given is of no interest to another project module's summary)
+        followed = (returned or summariser.builds_wrappers) and not _library_call(facts, head)
+        if not loaders and not followed:
             continue
+        given = [(p, None, a) for p, a in enumerate(site.node.args)]
+        given = given[:next((p for p, _, a in given if isinstance(a, ast.Starred)), len(given))]
         arguments = []
-        for position, arg in enumerate(site.node.args):
-            if isinstance(arg, ast.Starred):
-                break
-            loader, row = summariser.loader_kind(arg)
-            arguments.append(ArgumentFact(position, None, loader, row))
-        for kw in site.node.keywords:
-            if kw.arg is not None:
-                loader, row = summariser.loader_kind(kw.value)
-                arguments.append(ArgumentFact(None, kw.arg, loader, row))
-        if not any(a.loader for a in arguments):
+        for position, keyword, arg in given + [(None, k.arg, k.value) for k in site.node.keywords if k.arg is not None]:
+            loader, row = summariser.loader_kind(arg) if loaders else (None, 0)
+            source, at = _returned_by(summariser.model, arg, returned) if loader is None and followed else (None, 0)
+            wrapper = summariser.wrapper_kind(arg) if loader is None and source is None and followed else None
+            arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper))
+        if not any(a.loader or a.returned_by or a.wrapper for a in arguments):
             continue
         node = site.node
         star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
@@ -353,6 +443,51 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
                                tuple(arguments), tuple(k.arg for k in node.keywords if k.arg), star,
                                getattr(site.ctx.function, "name", None)))
     return tuple(sorted(called)), out
+
+
+# Packages whose functions the program layer never resolves (with the standard library): a name
+# bound to a call of theirs is not worth following into a summary.
+LIBRARIES = frozenset(("torch", "deepspeed", "accelerate", "lightning", "pytorch_lightning", "transformers", "numpy",
+                       "wandb", "tqdm", "datasets", "megatron", "apex", "PIL", "cv2", "scipy", "pandas", "mpi4py"))
+
+
+def _returned_names(facts: ScriptFacts, imported: set) -> dict:
+    """id of each `x = f(...)` / `a, b = f(...)` call of an imported project name -> its local name,
+    and each name those statements bind -> True (a cheap first filter)."""
+    out = {}
+    for site in facts.calls:
+        parent = site.ctx.parent
+        if not isinstance(parent, ast.Assign) or parent.value is not site.node:
+            continue
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        if head not in imported or (site.receiver is None and not isinstance(site.node.func, ast.Name)):
+            continue
+        if _library_call(facts, head) or site.attr[:1].isupper():
+            continue  # (a class's call returns an instance of it, never a DataLoader)
+        out[id(site.node)] = dotted(site.node.func)
+        for target in parent.targets:
+            out.update((e.id, True) for e in (target.elts if isinstance(target, ast.Tuple) else [target])
+                       if isinstance(e, ast.Name))
+    return out
+
+
+def _library_call(facts: ScriptFacts, head: str) -> bool:
+    """The imported name `head` comes from a library (LIBRARIES, the standard library), not the project."""
+    root = facts.imports.names.get(head, "").lstrip(".").split(".", 1)[0]
+    return head not in facts.imports.relative and (root in LIBRARIES or root in sys.stdlib_module_names)
+
+
+def _returned_by(model, expr: ast.AST, returned: dict) -> tuple[Optional[tuple], int]:
+    """((callee, unpack index or None), the call's row) when the name `expr` holds what a project
+    call returned, else (None, 0)."""
+    if not isinstance(expr, ast.Name) or expr.id not in returned:
+        return None, 0
+    binding = model.binding_of(expr)
+    if binding is None or binding.kind != "assignment" or id(binding.value) not in returned:
+        return None, 0
+    if binding.index is not None and len(binding.index) != 1:
+        return None, 0
+    return (returned[id(binding.value)], binding.index[0] if binding.index else None), binding.value.lineno
 
 
 @dataclass
@@ -370,6 +505,8 @@ class ModuleExports:
     # Model parallelism the module shows ("tensor/pipeline groups", "device mesh", ...): the ranks
     # of one model-parallel group must read the same batch, so the data-parallel size is not the world.
     model_parallel: Optional[str] = None
+    config_constants: dict = field(default_factory=dict)  # NAME -> DictTemplate of a DeepSpeed config dict (config_dicts.py)
+    multiprocess: Optional[tuple] = None  # (what, Span) of the module's first evidence of several processes
 
 
 def summarise_module(facts: ScriptFacts) -> ModuleExports:
@@ -395,14 +532,21 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
             target.collective = (found.label, found.why, found.kind, row)
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.model_parallel = model_parallelism(facts)
+    exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE)
+    evidence = distributed_facts(facts).multiprocess_evidence
+    if evidence:
+        first = min(evidence, key=lambda e: (e.node.lineno, e.node.col_offset))
+        exports.multiprocess = (first.what, facts.lines.span_of_node(first.node))
     _keep_what_matters(exports)
     return exports
 
 
 def _says_something(function: FunctionSummary) -> bool:
-    return bool(function.selects_device or function.loader_sampler or function.epoch_iterated or function.iterated
-                or function.looped_calls or function.calls_set_epoch or function.collective
-                or function.returns_optimizer)
+    return bool(function.selects_device or function.loader_sampler or function.returned_loaders
+                or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
+                or function.collective
+                or function.returns_optimizer or function.returns_config or function.multiprocess
+                or function.set_device_row or function.sets_num_threads)
 
 
 def _is_torch_optimizer(qualname: Optional[str]) -> bool:
@@ -416,7 +560,7 @@ def _keep_what_matters(exports: ModuleExports) -> None:
     exports.functions = {name: f for name, f in exports.functions.items() if _says_something(f)}
     for name, klass in list(exports.classes.items()):
         if not any(_says_something(m) for m in klass.methods.values()):
-            if not klass.field_defaults:
+            if not klass.field_defaults and not klass.module_hops:
                 del exports.classes[name]
                 continue
             klass.methods = {}

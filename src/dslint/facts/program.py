@@ -236,9 +236,10 @@ class ProgramIndex:
             return None, None
         return symbol.klass.field_defaults.get(field), symbol
 
-    def referenced_elsewhere(self, path: str, name: str) -> bool:
+    def referenced_elsewhere(self, path: str, name: str, depth: int = 0) -> bool:
         """Does another module import `name` from `path` (directly, or through a package that
-        re-exports it), or call it through the module (`utils.load(...)`)?"""
+        re-exports it), or call it through the module (`utils.load(...)`)? A package's
+        `__init__.py` that only re-exports it counts when something uses it from the package."""
         target = norm_path(path)
         for other, exports in self.modules.items():
             if other == target:
@@ -246,6 +247,9 @@ class ProgramIndex:
             for ref in exports.imports:
                 if any(imported == name for imported, _ in ref.names) and \
                         self._exports_from(self.module_file(other, ref.module, ref.level), name, target):
+                    if posixpath.basename(other) == "__init__.py" and depth < 3 and \
+                            not self.referenced_elsewhere(other, name, depth + 1):
+                        continue  # re-exported, and used by no one
                     return True
             for local in exports.called:
                 head, _, last = local.rpartition(".")
@@ -289,6 +293,48 @@ class ProgramIndex:
     def selects_device_anywhere(self, path: str) -> bool:
         """Does some module that runs with `path` select the process's GPU?"""
         return any(self.modules[p].selects_device for p in self.program_modules(path) if p in self.modules)
+
+    # -- what the helpers a module calls do ---------------------------------------------------
+    def function_called(self, importer: str, local: str) -> Optional[tuple]:
+        """(Symbol, FunctionSummary) of the project function a call of `local` in `importer` runs
+        (a class: its `__init__`); None for a library's, or one the program layer cannot see."""
+        symbol = self.symbol(importer, local)
+        if symbol is None:
+            return None
+        if symbol.function is not None:
+            return symbol, symbol.function
+        init = symbol.klass.methods.get("__init__") if symbol.klass is not None else None
+        return (symbol, init) if init is not None else None
+
+    def helper_that(self, path: str, does) -> Optional[tuple]:
+        """(Symbol, FunctionSummary) of the first project function `path` calls through an import
+        for which `does(summary)` holds (what the helper does through its own module's calls too)."""
+        exports = self.modules.get(norm_path(path))
+        for local in exports.called if exports is not None else ():
+            found = self.function_called(path, local)
+            if found is not None and does(found[1]):
+                return found
+        return None
+
+    def threads_set_by(self, entry: str) -> Optional[Symbol]:
+        """The project function the script `entry` calls that calls torch.set_num_threads, if any."""
+        found = self.helper_that(entry, lambda f: f.sets_num_threads)
+        return found[0] if found is not None else None
+
+    def program_evidence(self, entry: str) -> Optional[tuple]:
+        """(what, display path, Span) of what shows the program of `entry` runs as several processes:
+        the entry's own evidence, else that of a project function it calls; None for a test module."""
+        entry = norm_path(entry)
+        exports = self.modules.get(entry)
+        if exports is None or is_test_module(entry):
+            return None
+        if exports.multiprocess is not None:
+            return exports.multiprocess[0], self.display.get(entry, entry), exports.multiprocess[1]
+        found = self.helper_that(entry, lambda f: f.multiprocess is not None)
+        if found is None:
+            return None
+        symbol, function = found
+        return function.multiprocess[0], symbol.path, function.multiprocess[1]
 
 
 def epoch_iterated_params(klass: ClassSummary) -> dict[str, tuple]:

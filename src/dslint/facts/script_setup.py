@@ -16,6 +16,8 @@ launch line may override; argparse options through `values.argparse_defaults`.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -24,9 +26,10 @@ from ..sources.names import dotted, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
+from .config_dicts import literal_leaf, overwritten, template_of, with_overwritten
 from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default, constant,
-                     env_accesses, instance_field)
+                     env_accesses, instance_field, traced_constant)
 
 CPU_OPTIMIZERS = ("deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam",
                   "deepspeed.ops.adagrad.DeepSpeedCPUAdagrad", "deepspeed.ops.lion.DeepSpeedCPULion",
@@ -37,6 +40,9 @@ DEEPSPEED_STRATEGY = ("lightning.pytorch.strategies.DeepSpeedStrategy", "lightni
                       "lightning.fabric.strategies.deepspeed.DeepSpeedStrategy")
 SPAWNERS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes",
             "accelerate.notebook_launcher")
+# Packages whose functions never build a config of the project (`json.load`, `deepspeed.*`): not a builder.
+_LIBRARIES = frozenset(("hjson", "yaml", "deepspeed", "torch", "transformers", "accelerate", "lightning",
+                        "pytorch_lightning", "omegaconf", "hydra"))
 # deepspeed/__init__.py _add_core_arguments: the options `deepspeed.add_config_arguments` adds.
 DEEPSPEED_CONFIG_OPTIONS = ("--deepspeed_config", "--deepscale_config")
 
@@ -60,7 +66,16 @@ class ConfigRef:
     # A literal path built from command-line defaults (`f"configs/ds_zero{args.zero_stage}.json"`):
     # the options that would change it; a launch line that gives one leaves the path unknown.
     unless_options: tuple = ()
-    value: Any = None  # the dict, when it is a literal
+    value: Any = None  # the dict, when it is a literal (config_dicts.NotLiteral where a value is not)
+    key_spans: tuple = ()  # ((key path), span of `"key": value`) of a dict written here
+    # how="built": `get_ds_config(4)`, the function of the project (as called here) that returns the
+    # dict, and the call's arguments (literals, config_dicts.NotLiteral otherwise): the linker evaluates it
+    builder: Optional[str] = None
+    arguments: tuple = ()
+    keywords: tuple = ()  # ((name, value), ...)
+    # how="imported": `config=DS_CONFIG` from `from conf import DS_CONFIG` (`builder` is the local name); the
+    # key paths the script assigns in it afterwards, which are then not the constant's
+    overwritten: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +137,7 @@ class EnvDeviceIndex:
     read_span: Span  # the first environment read the index goes through
     keys: tuple
     unset_index: Optional[int]
+    function: Optional[str] = None  # the top-level function of the module it is in (None: elsewhere)
 
 
 @dataclass(frozen=True)
@@ -132,6 +148,9 @@ class LoaderWorkers:
     # `num_workers=cfg.num_workers` with `cfg` an instance of a class another module defines,
     # keeping the field's default: (class as written here, field); the linker reads the default.
     class_default: Optional[tuple] = None
+    # `num_workers=args.num_workers`: `value` is the default of these command-line options, which a
+    # launch line that passes one replaces.
+    unless_options: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -249,7 +268,8 @@ class _Extractor:
             return value
         if _reads_command_line(self.model, expr):
             return UNKNOWN
-        return constant(self.model, expr)
+        traced = traced_constant(self.model, expr)
+        return UNKNOWN if traced.options else traced.value  # (a click option's default, too)
 
     # -- argparse --------------------------------------------------------------------------
     def read_argparse(self) -> None:
@@ -288,10 +308,14 @@ class _Extractor:
         value = _literal(expr)
         if isinstance(value, str):
             return ConfigRef("literal", consumer, what, span, path=value)
-        if isinstance(value, dict):
-            return ConfigRef("dict", consumer, what, span, value=value)
         if isinstance(expr, ast.Dict):
-            return ConfigRef("dict", consumer, what, span)
+            found = template_of(expr, self.f.lines, lambda leaf: literal_leaf(leaf, self.known, unknown=UNKNOWN))
+            if found is not None:
+                return ConfigRef("dict", consumer, what, span, value=found.value, key_spans=found.spans)
+            return ConfigRef("dict", consumer, what, span, value=value if isinstance(value, dict) else None)
+        built = self.built_by_call(expr, consumer, what)
+        if built is not None:
+            return built
         name = dotted(expr)
         if name and "." in name:
             head, attr = name.rsplit(".", 1)
@@ -319,15 +343,66 @@ class _Extractor:
             if isinstance(inner, ast.Call) and getattr(inner.func, "id", "") == "open" and inner.args:
                 ref = self.config_ref(inner.args[0], consumer, what, depth + 1)
                 return ConfigRef(ref.how, consumer, what, span, ref.path, ref.options, ref.env)
+        imported = self.imported_constant(expr, consumer, what)
+        if imported is not None:
+            return imported
         if isinstance(expr, (ast.Name, ast.Attribute)) and depth < 3:
             # the values of every binding that reaches the use (a parameter that shadows a
             # module constant reaches it, and is unknown)
             leaves = self.model.values_of(expr)
             if leaves and all(leaf is not expr for leaf in leaves):
                 refs = [self.config_ref(leaf, consumer, what, depth + 1) for leaf in leaves]
-                if len({(r.how, r.path, r.options, r.env) for r in refs}) == 1:
+                if all(_same_source(r, refs[0]) for r in refs):
+                    if refs[0].how == "dict" and isinstance(refs[0].value, dict):
+                        return self.dict_as_used(expr, leaves, refs[0])
                     return refs[-1]  # assigned in branches to different values: unknown
         return ConfigRef("unknown", consumer, what, span)
+
+    def dict_as_used(self, expr: ast.AST, leaves: list, ref: ConfigRef) -> ConfigRef:
+        """A dict literal bound to the name the config is given as: the keys the module assigns afterwards
+        (`ds_config["train_batch_size"] = ...`) are not the literal's; unknown when it may change otherwise."""
+        binding = self.model.binding_of(expr) if isinstance(expr, ast.Name) else None
+        paths = overwritten(self.model, binding, expr) if binding is not None and binding.value is leaves[0] \
+            and len(leaves) == 1 else None
+        if paths is None:
+            return ConfigRef("dict", ref.consumer, ref.what, ref.span)
+        return dataclasses.replace(ref, value=with_overwritten(ref.value, paths)) if paths else ref
+
+    def imported_constant(self, expr: ast.AST, consumer: str, what: str) -> Optional[ConfigRef]:
+        """`config=DS_CONFIG` with `from conf import DS_CONFIG` (a module of the project): for the linker to
+        read from that module's summary (`config_constants`)."""
+        binding = self.model.binding_of(expr) if isinstance(expr, ast.Name) else None
+        if binding is None or binding.kind != "from-import":
+            return None
+        top = (binding.qualname or "").split(".")[0]
+        if top in _LIBRARIES or top in sys.stdlib_module_names:
+            return None
+        paths = overwritten(self.model, binding, expr)
+        if paths is None:
+            return ConfigRef("unknown", consumer, what, self.span(expr))  # the script may change it
+        return ConfigRef("imported", consumer, what, self.span(expr), builder=expr.id, overwritten=tuple(paths))
+
+    def built_by_call(self, expr: ast.AST, consumer: str, what: str) -> Optional[ConfigRef]:
+        """`get_ds_config(4, stage=3)`, a function of the project (imported or defined here): the call, for the
+        linker to evaluate with the function's summary (`returns_config`)."""
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, (ast.Name, ast.Attribute)):
+            return None
+        root = root_name(expr.func)
+        binding = self.model.binding_of(root) if root is not None else None
+        if binding is None or binding.kind not in ("import", "from-import", "def"):
+            return None
+        top = (binding.qualname or "").split(".")[0]
+        if binding.kind != "def" and (top in _LIBRARIES or top in sys.stdlib_module_names):
+            return None
+        if any(isinstance(a, ast.Starred) for a in expr.args) or any(k.arg is None for k in expr.keywords):
+            return None  # which parameters the call binds is not known
+
+        def value(arg: ast.AST):
+            return literal_leaf(arg, self.known, unknown=UNKNOWN)
+
+        return ConfigRef("built", consumer, what, self.span(expr), builder=dotted(expr.func),
+                         arguments=tuple(value(a) for a in expr.args),
+                         keywords=tuple((k.arg, value(k.value)) for k in expr.keywords))
 
     def beside_script(self, expr: ast.AST, depth: int = 0) -> Optional[str]:
         """The relative path of `os.path.join(<the script's folder>, "ds", "zero2.json")` or
@@ -423,6 +498,10 @@ class _Extractor:
         self.out.hf_trainer = bool(self.f.calls_to(*HF_TRAINERS))
         self.out.hf_args_from_command_line = bool(self.f.calls_to("transformers.HfArgumentParser"))
         self.out.accelerate = bool(self.f.calls_to("accelerate.Accelerator"))
+        for site in self.f.calls_to("transformers.HfArgumentParser"):
+            ref = self.hf_parsed_config(site)
+            if ref is not None:
+                self.out.config_refs.append(ref)
         for site in self.f.calls_to(*HF_TRAINING_ARGS):
             value = site.keyword("deepspeed")
             ref = None
@@ -437,6 +516,38 @@ class _Extractor:
             value = site.keyword("hf_ds_config") or (site.node.args[0] if site.node.args else None)
             if value is not None:
                 self.out.config_refs.append(self.config_ref(value, "accelerate", "DeepSpeedPlugin(hf_ds_config=...)"))
+
+    def hf_parsed_config(self, site: CallSite) -> Optional[ConfigRef]:
+        """`HfArgumentParser((ModelArguments, TrainingArguments))` where TrainingArguments is a
+        dataclass of this module deriving from transformers' with `deepspeed: str = "ds.json"`: every
+        field is an option `--<field>`, so the config is that default unless the launch line passes
+        `--deepspeed`. None when the arguments may come from a file (`parse_json_file`, ...)."""
+        if any(self.f.method_calls(m) for m in ("parse_json_file", "parse_yaml_file", "parse_dict")):
+            return None
+        model = self.model
+        types = site.argument(0, "dataclass_types")
+        types = model.value_of(types) if types is not None else None
+        for element in (types.elts if isinstance(types, (ast.Tuple, ast.List)) else [types] if types is not None else []):
+            cls = self.training_arguments_class(element)
+            if cls is None:
+                continue
+            default = class_field_default(model, cls.name, "deepspeed")
+            path = self.known(default) if default is not None else UNKNOWN
+            if isinstance(path, str) and path:
+                return ConfigRef("argument", "hf", f"{cls.name}.deepspeed (HfArgumentParser)", self.span(default),
+                                 path=path, options=("--deepspeed",))
+        return None
+
+    def training_arguments_class(self, expr: ast.AST, depth: int = 0) -> Optional[ast.ClassDef]:
+        """The class of this module `expr` names when it derives (through classes of this module)
+        from transformers' TrainingArguments or one of its subclasses, else None."""
+        binding = self.model.binding_of(expr) if isinstance(expr, ast.Name) else None
+        if binding is None or binding.kind != "class" or depth > 4:
+            return None
+        for base in binding.node.bases:
+            if self.model.resolve(base) in HF_TRAINING_ARGS or self.training_arguments_class(base, depth + 1):
+                return binding.node
+        return None
 
     def read_lightning(self) -> None:
         for kind, names in (("trainer", LIGHTNING_TRAINERS), ("fabric", FABRIC)):
@@ -545,6 +656,14 @@ class _Extractor:
             return (value if isinstance(value, int) and not isinstance(value, bool) else None), None
         return None, (dotted(found.klass), found.field)
 
+    def worker_count(self, expr: ast.AST) -> tuple[Optional[int], tuple]:
+        """A worker count through names, module constants and command-line defaults: (the int, the
+        options whose default it is), (None, ()) when not a constant."""
+        traced = traced_constant(self.model, expr)
+        if isinstance(traced.value, int) and not isinstance(traced.value, bool):
+            return traced.value, traced.options
+        return None, ()
+
     def follow(self, expr: Optional[ast.AST]) -> Optional[ast.AST]:
         """A name bound once where it is used stands for its value (`strategy = DeepSpeedStrategy(...)`)."""
         if isinstance(expr, ast.Name):
@@ -621,10 +740,12 @@ class _Extractor:
             per_machine = any(isinstance(n, ast.Call) and (self.f.callee_name(n) or "") in
                               ("os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")
                               for n in ast.walk(value))
-            number, class_default = (literal if isinstance(literal, int) else None), None
+            number, class_default, options = (literal if isinstance(literal, int) else None), None, ()
             if number is None and not per_machine:
                 number, class_default = self.class_field_value(value)
-            self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default))
+            if number is None and class_default is None and not per_machine:
+                number, options = self.worker_count(value)
+            self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
             init = _literal(site.keyword("init_method"))
             if isinstance(init, str) and init.startswith("tcp://"):
@@ -652,8 +773,11 @@ class _Extractor:
             keys = tuple(dict.fromkeys(a.key for a in found))
             if None in keys:
                 continue  # `os.environ[name]`: which variable is not known
+            function = site.ctx.function
+            top = function.name if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                any(stmt is function for stmt in self.f.tree.body) else None
             self.out.env_device_indexes.append(EnvDeviceIndex(self.span(site.node), self.span(found[0].node),
-                                                              keys, unset))
+                                                              keys, unset, top))
 
     def read_env_sets(self) -> None:
         for node, _ in self.f.of_type(ast.Assign):
@@ -700,6 +824,12 @@ class _Extractor:
         self.read_saves()
         self.read_threads()
         return self.out
+
+
+def _same_source(a: ConfigRef, b: ConfigRef) -> bool:
+    """Two reaching values give the same config (the same path, option, variable, dict or builder call)."""
+    return (a.how, a.path, a.options, a.env, a.value, a.builder, a.arguments, a.keywords) == \
+        (b.how, b.path, b.options, b.env, b.value, b.builder, b.arguments, b.keywords)
 
 
 def _reads_command_line(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:

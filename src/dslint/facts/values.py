@@ -10,13 +10,14 @@ import ast
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..sources.names import root_name
+from ..sources.names import dotted, root_name
 from .bindings import Binding, SemanticModel
 from .script import literal
 
 __all__ = [
     "UNKNOWN", "EnvAccess", "literal", "constant", "env_accesses", "env_read_key", "env_reads", "env_writes", "argparse_defaults",
-    "argparse_source", "class_field_default", "is_rank_expression",
+    "argparse_source", "class_field_default", "is_rank_expression", "TracedValue", "traced_constant",
+    "option_on_command_line", "launches_may_pass",
 ]
 
 
@@ -65,14 +66,36 @@ def constant(model: SemanticModel, expr: Optional[ast.AST], *, assume_env_unset:
     return _Evaluator(model, assume_env_unset, hops).value(expr, 0)
 
 
+@dataclass(frozen=True)
+class TracedValue:
+    """A constant and how it was reached: `options` are the command-line options whose default it
+    took (`("--device",)` for `args.device`: a launch line that passes one gives another value);
+    `followed` the expressions it went through by bindings (`"cuda:0"` of `DEVICE = "cuda:0"`)."""
+
+    value: Any
+    options: tuple = ()
+    followed: tuple = ()
+
+
+def traced_constant(model: SemanticModel, expr: Optional[ast.AST], *, hops: int = 4) -> TracedValue:
+    """`constant(model, expr)`, with the command-line options and the bindings it went through."""
+    if expr is None:
+        return TracedValue(UNKNOWN)
+    evaluator = _Evaluator(model, False, hops)
+    value = evaluator.value(expr, 0)
+    return TracedValue(value, tuple(dict.fromkeys(evaluator.options)), tuple(evaluator.followed))
+
+
 class _Evaluator:
-    __slots__ = ("model", "env_unset", "hops", "seen")
+    __slots__ = ("model", "env_unset", "hops", "seen", "options", "followed")
 
     def __init__(self, model: SemanticModel, env_unset: bool, hops: int):
         self.model = model
         self.env_unset = env_unset
         self.hops = hops
         self.seen: set[int] = set()  # values being evaluated through bindings, against cycles
+        self.options: list = []  # command-line options whose defaults were taken
+        self.followed: list = []  # values reached through bindings
 
     def value(self, expr: ast.AST, depth: int) -> Any:
         if depth > _MAX_DEPTH:
@@ -148,6 +171,7 @@ class _Evaluator:
         if value is None or id(value) in self.seen:
             return UNKNOWN
         self.seen.add(id(value))
+        self.followed.append(value)
         self.hops -= 1
         try:
             return self.value(value, depth + 1)
@@ -156,6 +180,10 @@ class _Evaluator:
             self.seen.discard(id(value))
 
     def _named(self, expr: ast.AST, depth: int) -> Any:
+        if isinstance(expr, ast.Name):
+            found = self._click_default(expr, depth)
+            if found is not _NOT_MINE:
+                return found
         if isinstance(expr, ast.Attribute):
             found = self._cli_default(expr, depth)
             if found is not _NOT_MINE:
@@ -232,7 +260,7 @@ class _Evaluator:
         return UNKNOWN
 
     def _subscript(self, expr: ast.Subscript, depth: int) -> Any:
-        if _is_environ(self.model, expr.value):
+        if _is_environ(self.model, expr.value) or _mutated_container(self.model, expr.value):
             return UNKNOWN
         container = self.value(expr.value, depth + 1)
         if container is UNKNOWN or isinstance(expr.slice, ast.Slice):
@@ -252,6 +280,10 @@ class _Evaluator:
         spec = _argparse(self.model).specs.get(source[0])
         if spec is not None and (spec.required or spec.suppressed):
             return UNKNOWN
+        options = argparse_options(self.model, source[0])
+        if spec is not None and not options:
+            return UNKNOWN  # an optional positional argument: any word of the launch line may set it
+        self.options += options
         default = source[1]
         if default is None:
             action = spec.action if spec is not None else None
@@ -266,6 +298,28 @@ class _Evaluator:
             except ValueError:
                 return UNKNOWN
         return value
+
+    def _click_default(self, expr: ast.Name, depth: int) -> Any:
+        """A parameter of a click command (`@click.option("--device", default="cuda:0")`): the
+        option's default, which a launch line may override; UNKNOWN when required, a flag, read
+        from an environment variable or without a default."""
+        binding = self.model.binding_of(expr)
+        if binding is None or binding.kind != "parameter":
+            return _NOT_MINE
+        function = binding.scope.node
+        for decorator in getattr(function, "decorator_list", ()):
+            if not isinstance(decorator, ast.Call) or self.model.resolve(decorator.func) != "click.option":
+                continue
+            declared = [literal(a) for a in decorator.args]
+            if not all(isinstance(d, str) for d in declared) or _click_name(declared) != binding.name:
+                continue
+            keywords = {k.arg: k.value for k in decorator.keywords}
+            if None in keywords or any(k in keywords for k in ("envvar", "is_flag", "required", "prompt", "callback")) \
+                    or "default" not in keywords:
+                return UNKNOWN
+            self.options += [d for d in declared if d.startswith("-")]
+            return self.value(keywords["default"], depth + 1)
+        return _NOT_MINE
 
     def _instance_field(self, expr: ast.Attribute, depth: int) -> Any:
         model = self.model
@@ -291,6 +345,55 @@ class _Evaluator:
                 return self.value(receiver.args[fields.index(name)], depth + 1)
         default = class_field_default(model, cls.name, name)
         return UNKNOWN if default is None else self.value(default, depth + 1)
+
+
+_READING_METHODS = frozenset(("get", "items", "keys", "values", "copy", "index", "count"))
+
+
+def _mutated_container(model: SemanticModel, expr: ast.AST) -> bool:
+    """May the container `expr` names (`CONFIG`, `self.cfg`) change after it is built? Yes when
+    the module stores into it (`CONFIG["device"] = ...`, `del`), calls a method on it other than a
+    reading one (`.update`, `.setdefault`), or lets it go anywhere but a subscript (passed to a
+    function, aliased): matched by spelling, so conservative on purpose."""
+    name = dotted(expr) if isinstance(expr, (ast.Name, ast.Attribute)) else None
+    if name is None:
+        return False
+    escaping = model.memo.get("escaping_containers")
+    if escaping is None:  # one walk of the module for every container asked about
+        found: set = set()
+        stack: list = [(model.facts.tree, None)]
+        while stack:
+            node, parent = stack.pop()
+            if isinstance(node, (ast.Name, ast.Attribute)) and _escapes(node, parent):
+                spelled = dotted(node)
+                if spelled is not None:
+                    found.add(spelled)
+            stack.extend((child, node) for child in ast.iter_child_nodes(node))
+        escaping = model.memo["escaping_containers"] = frozenset(found)
+    return name in escaping
+
+
+def _escapes(node: ast.AST, parent: Optional[ast.AST]) -> bool:
+    ctx = getattr(node, "ctx", None)
+    if not isinstance(ctx, ast.Load):
+        return isinstance(ctx, ast.Del)
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return not isinstance(parent.ctx, ast.Load)  # CONFIG["k"] = v, del CONFIG["k"]
+    if isinstance(parent, ast.Attribute) and parent.value is node:
+        return parent.attr not in _READING_METHODS
+    return parent is not None and not isinstance(parent, ast.Compare)
+
+
+def _click_name(declared: list) -> Optional[str]:
+    """The parameter name click gives an option's declarations: a bare identifier among them, else
+    the first long option (else the first one) without its dashes, `-` as `_`, lowercased."""
+    bare = [d for d in declared if d.isidentifier()]
+    if bare:
+        return bare[0]
+    options = [d for d in declared if d.startswith("-") and "/" not in d]
+    longs = [o for o in options if o.startswith("--")]
+    chosen = (longs or options or [None])[0]
+    return chosen.lstrip("-").replace("-", "_").lower() if chosen else None
 
 
 def _binop(op: ast.operator, left: Any, right: Any) -> Any:
@@ -603,18 +706,25 @@ def _is_parser_value(model: SemanticModel, value: ast.AST, depth: int) -> bool:
     if isinstance(value, ast.Name):
         # `def add_args(parser): parser.add_argument(...)`, called with a parser of this module.
         binding = model.binding_of(value)
-        if binding is not None and binding.kind == "parameter" and binding.position is not None:
-            function = binding.scope.node
-            for site in model.facts.method_calls(getattr(function, "name", "")):
-                if not isinstance(site.node.func, ast.Name):
-                    continue
-                target = model.binding_of(site.node.func)
-                if target is None or target.node is not function:
-                    continue
-                arg = _argument(site.node, binding.position, binding.name)
-                if arg is not None and _is_parser(model, arg, depth + 1):
-                    return True
+        if binding is not None and binding.kind == "parameter":
+            return any(arg is not None and _is_parser(model, arg, depth + 1) for arg in _passed_to(model, binding))
     return False
+
+
+def _passed_to(model: SemanticModel, binding: Binding) -> list[Optional[ast.expr]]:
+    """What each call of this module's function passes to its parameter `binding` (None where a
+    call passes nothing there, or behind a *args); [] for a parameter of no named def."""
+    function = binding.scope.node
+    if binding.position is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    passed = []
+    for site in model.facts.method_calls(function.name):
+        if not isinstance(site.node.func, ast.Name):
+            continue
+        target = model.binding_of(site.node.func)
+        if target is not None and target.node is function:
+            passed.append(_argument(site.node, binding.position, binding.name))
+    return passed
 
 
 def argparse_defaults(model: SemanticModel) -> dict[str, Optional[ast.expr]]:
@@ -636,6 +746,8 @@ def _is_namespace(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
     value = model.value_of(expr)
     if isinstance(value, ast.Name):
         binding = model.binding_of(value)
+        if binding is not None and binding.kind == "parameter":
+            return _namespace_parameter(model, binding, depth)
         if binding is None or binding.index != (0,) or not isinstance(binding.value, ast.Call):
             return False
         return _parser_call(model, binding.value, "parse_known_args")
@@ -651,6 +763,13 @@ def _is_namespace(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
         return False
     returns = [r.value for r in _returns(function)]
     return bool(returns) and all(r is not None and _is_namespace(model, r, depth + 1) for r in returns)
+
+
+def _namespace_parameter(model: SemanticModel, binding: Binding, depth: int) -> bool:
+    """`def main(args)` of this module, called here (`main(parse_args())`), every call passing a
+    namespace at that position."""
+    passed = _passed_to(model, binding)
+    return bool(passed) and all(arg is not None and _is_namespace(model, arg, depth + 1) for arg in passed)
 
 
 def _parser_call(model: SemanticModel, call: ast.Call, method: str) -> bool:
@@ -1072,3 +1191,45 @@ def argparse_options(model: SemanticModel, dest: str) -> tuple:
         return ()
     return tuple(a.value for a in spec.node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
                  and a.value.startswith("-"))
+
+
+# -- command-line defaults against the launch lines ---------------------------------------------
+def option_on_command_line(args: list, options: tuple) -> tuple[Optional[bool], Optional[str]]:
+    """Does a script's argument list (`ShellArg`s of a launch line) pass one of `options`?
+    (True, its last literal value or None), (False, None) when every word is known and none is
+    one, (None, None) when a word dslint cannot read (`"$@"`, `$EXTRA_ARGS`) may hold one.
+    argparse's prefixes of long options (`--num` for `--num-workers`) and attached short values
+    (`-j8`) count as giving it."""
+    given: Optional[bool] = False
+    value: Optional[str] = None
+    longs = [o for o in options if o.startswith("--")]
+    shorts = [o for o in options if len(o) == 2 and o[0] == "-" and o[1] != "-"]
+    for k, arg in enumerate(args):
+        if arg.value is None:
+            given = None if given is False else given
+            continue
+        name, eq, attached = arg.value.partition("=")
+        if name in options or (len(name) > 2 and name.startswith("--") and any(o.startswith(name) for o in longs)):
+            nxt = args[k + 1] if k + 1 < len(args) else None
+            given, value = True, attached if eq else (nxt.value if nxt is not None else None)
+        elif any(arg.value.startswith(s) and len(arg.value) > 2 for s in shorts):
+            given, value = True, arg.value[2:]
+    return given, value
+
+
+def launches_may_pass(project: Any, path: str, options: tuple) -> bool:
+    """May a launch line that starts a program `path` runs in pass one of `options` to its script
+    (given, or maybe inside an argument dslint cannot read)? False when no launch line starts it."""
+    from .link import link_setups
+    from .program import norm_path
+
+    if not options:
+        return False
+    entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
+    for setup in link_setups(project):
+        if setup.launch_path is None or norm_path(setup.script_path) not in entries:
+            continue
+        command = setup.command
+        if command is None or option_on_command_line(command.script_args, options)[0] is not False:
+            return True
+    return False

@@ -12,6 +12,7 @@ from ..facts.bindings import semantic_model
 from ..facts.collectives import BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, find_gated_collectives
 from ..facts.conditions import rank_gate, rank_tests
 from ..facts.link import link_setups
+from ..facts.module_summary import LIBRARIES
 from ..facts.script import ScriptFacts
 from ..facts.summary import summary_extractor
 from ..fixes import codemod_fixer, make_fix, node_at
@@ -64,8 +65,7 @@ def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
 
 
 # Libraries the program layer never resolves (besides the standard library): no candidate for their calls.
-_LIBRARIES = frozenset(("torch", "deepspeed", "accelerate", "lightning", "pytorch_lightning", "transformers", "numpy",
-                        "wandb", "tqdm", "datasets", "megatron", "apex", "PIL", "cv2", "scipy", "pandas", "mpi4py"))
+_LIBRARIES = LIBRARIES
 
 
 def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
@@ -112,9 +112,12 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
         if call.collective.kind != CHECKPOINT:
             continue
         what = call.via or call.collective.label
+        # (a module's state_dict()/load_state_dict() reads or writes what the branch prepared for
+        # its ranks: moving it out would hand the other ranks a name they never bound)
+        movable = call.collective.label.rsplit(".", 1)[-1] not in ("state_dict", "load_state_dict")
         yield Report(call.node, f"{short(what, 44)} runs only on ranks that pass {_gate(call.gate.description)}, but "
                      "every rank must call it or the job hangs",
-                     fix=_hoist_fix(facts, call, call.collective.label),
+                     fix=_hoist_fix(facts, call, call.collective.label) if movable else None,
                      needs=("collective-since", (("framework", call.collective.since[0]),
                                                  ("version", call.collective.since[1])))
                      if call.collective.since else None)

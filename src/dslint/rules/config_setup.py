@@ -82,11 +82,13 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
     seen = set()
     for setup in link_setups(ctx.project, ctx.settings):
         cfg = setup.config
-        if not cfg.path or setup.world_size is None or cfg.consumer in ("lightning", "fabric"):
+        if setup.world_size is None or cfg.consumer in ("lightning", "fabric"):
             continue
-        doc = ctx.project.configs.get(cfg.path)
+        # a config file of the project, or a dict written in Python (the script's, or a project function's)
+        doc = ctx.project.configs.get(cfg.path) if cfg.path else None
+        where = cfg.path or cfg.key_path
         value = setup.config_value
-        if doc is None or value is None or not _data_parallel_is_world(setup, value):
+        if (doc is None and not cfg.key_spans) or value is None or not _data_parallel_is_world(setup, value):
             continue
         tbs, micro, gas = (_int(value.get(k)) for k in BATCH_KEYS)
         if any(value.get(k) is not None and v is None for k, v in zip(BATCH_KEYS, (tbs, micro, gas))):
@@ -94,16 +96,26 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
         if tbs is None:
             continue  # micro x accumulation x world is always consistent
         problem = batch_problem(tbs, micro, gas, setup.world_size)
-        if problem is None or (cfg.path, setup.world_size) in seen:
+        span = _key_span(doc, cfg, ("train_batch_size",))
+        if problem is None or span is None or (where, span.start_offset, setup.world_size) in seen:
             continue
-        seen.add((cfg.path, setup.world_size))
-        node = doc.node(("train_batch_size",))
+        seen.add((where, span.start_offset, setup.world_size))
         given = [k for k in BATCH_KEYS if k in value]
         advice = ("drop train_batch_size" if len(given) > 1 else
                   "set train_micro_batch_size_per_gpu instead")
         related = setup.launch_related(f"starts {setup.world_size} ranks") if setup.command is not None else []
-        yield Report(node.pair_span or node.span, f"{problem}, so DeepSpeed raises AssertionError; {advice}",
-                     path=cfg.path, related=related)
+        if cfg.key_path and cfg.key_path != setup.script_path and cfg.ref_span is not None:
+            related.append((setup.script_path, cfg.ref_span, "the script passes this config"))
+        yield Report(span, f"{problem}, so DeepSpeed raises AssertionError; {advice}", path=where, related=related)
+
+
+def _key_span(doc, cfg, key: tuple):
+    """Where the linked config writes `key`: its pair in the JSON document, or `"key": value` in the
+    Python dict; None when neither shows it."""
+    if doc is not None:
+        node = doc.node(key)
+        return (node.pair_span or node.span) if node is not None else None
+    return cfg.key_spans.get(key)
 
 
 # -- offload with a client torch optimizer ---------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from dataclasses import replace
 from typing import Iterator, Optional
 
@@ -12,9 +13,10 @@ from ..facts.conditions import grad_disabled_at
 from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
-from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER
-from ..facts.program import epoch_iterated_params, function_epoch_iterated, is_test_module
-from ..facts.script import CallSite, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
+from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, LIBRARIES
+from ..facts.objects import arguments_for
+from ..facts.program import epoch_iterated_params, function_epoch_iterated, is_test_module, norm_path
+from ..facts.script import CallSite, Context, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted, root_name
@@ -39,7 +41,7 @@ def _plain_ddp(ctx: PythonContext) -> Optional[str]:
     return None
 
 
-def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST]) -> bool:
+def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST], where: Optional[Context] = None) -> bool:
     """Iterable datasets shard themselves (or cannot take a sampler): never flag them."""
     facts = ctx.facts
     iterable_classes = {
@@ -49,7 +51,13 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST]) -> bool
     }
     if dataset is None:
         return True  # unknown dataset: say nothing
-    expr = semantic_model(facts).value_of(dataset)
+    if where is not None and _under_iterable_check(dataset, where):
+        return True
+    model = semantic_model(facts)
+    if any(isinstance(v, ast.Call) and "Iterable" in (dotted(v.func) or "").rsplit(".", 1)[-1]
+           for v in model.values_of(dataset)):
+        return True  # one of the values it may hold (`ds = IterableDatasetShard(ds)` in a branch)
+    expr = model.value_of(dataset)
     if isinstance(expr, ast.Call):
         name = facts.resolve(expr.func) or dotted(expr.func) or ""
         last = name.rsplit(".", 1)[-1]
@@ -57,6 +65,17 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST]) -> bool
             return True
         if name.startswith(("datasets.", "webdataset.", "torchdata.")) or "wds" in name:
             return "streaming" in ast.unparse(expr) or name.startswith(("webdataset.", "torchdata."))
+    return False
+
+
+def _under_iterable_check(dataset: ast.AST, where: Context) -> bool:
+    """The loader (at `where`) is built under `if isinstance(<dataset>, ...IterableDataset):`."""
+    name = dotted(dataset)
+    for guard, in_body in (where.guards if name else ()):
+        test = guard.test
+        if in_body and isinstance(test, ast.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2 \
+                and dotted(test.args[0]) == name and "IterableDataset" in ast.unparse(test.args[1]):
+            return True
     return False
 
 
@@ -108,7 +127,7 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
         if len(site.node.args) > 2:  # DataLoader(ds, bs, shuffle, sampler, ...) positionally: rare, be quiet
             continue
         dataset = site.argument(0, "dataset")
-        if _is_iterable_dataset(ctx, dataset) or _looks_like_eval(ctx, site) or _is_synthetic(ctx, dataset, site):
+        if _is_iterable_dataset(ctx, dataset, site.ctx) or _looks_like_eval(ctx, site) or _is_synthetic(ctx, dataset, site):
             continue
         span = ctx.facts.lines.span_of_node(site.node)
         params = dict(row=span.start.row, column=span.start.column, add_import=_sampler_name_unbound(ctx))
@@ -128,34 +147,79 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
 
 
 def _loader_factory_calls(ctx: PythonContext, why: str) -> Iterator[Report]:
-    """Loaders built by a project function (`make_loader(ds)`): decided once the program is linked."""
+    """Loaders built by a project function (`make_loader(ds)`, `train, val = get_loaders()`):
+    decided once the program is linked."""
     facts = ctx.facts
-    model = semantic_model(facts)
     iterated = {dotted(iterated_expression(node.iter)) for node, _ in facts.of_type(ast.For)}
-    for site in facts.calls:
-        name = assigned_name(facts, site.node, site.ctx)
-        if site.qualname == DATALOADER or name is None or "." in name or _looks_like_eval(ctx, site):
+    for site, name, index, callee in _factory_results(ctx):
+        if _EVAL_WORDS.search(name) or _EVAL_WORDS.search(getattr(site.ctx.function, "name", "")):
             continue
         if name not in iterated and "loader" not in name.lower():
+            continue
+        positional = len(site.node.args)
+        keywords = tuple(k.arg for k in site.node.keywords)
+        what = f"{short(callee, 24)}() builds" if index is None else f"{short(callee, 20)}() builds `{short(name, 16)}` as"
+        yield Report(site.node, f"{what} a DataLoader with no DistributedSampler, so every rank reads all the data; "
+                     "pass it a DistributedSampler",
+                     needs=("loader-factory-without-sampler", (("callee", callee), ("keywords", keywords),
+                                                              ("positional", positional), ("index", index))))
+
+
+def _factory_results(ctx: PythonContext) -> list[tuple[CallSite, str, Optional[int], str]]:
+    """(call, name, unpack index or None, callee) for each plain name bound to what an imported
+    project function returns (`loader = make_loader(ds)`; `train, val = get_loaders(cfg)`).
+    Built once per file (DSL301 and DSL302 both ask)."""
+    return ctx.facts.derived("factory_results", _build_factory_results)
+
+
+def _imported_names(facts: ScriptFacts) -> set[str]:
+    """Every local name an import statement binds, anywhere in the file (relative imports too)."""
+    names = set()
+    for node, _ in facts.of_type(ast.Import):
+        names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    for node, _ in facts.of_type(ast.ImportFrom):
+        names.update(a.asname or a.name for a in node.names)
+    return names
+
+
+def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Optional[int], str]]:
+    imported = _imported_names(facts)
+    out = []
+    model = None
+    for site in facts.calls:
+        parent = site.ctx.parent
+        if site.qualname == DATALOADER or not isinstance(parent, (ast.Assign, ast.AnnAssign)) \
+                or parent.value is not site.node:
+            continue
+        root = root_name(site.node.func)
+        if root is None or root.id not in imported:  # (cheap: most calls are not of an imported function)
+            continue
+        if site.qualname and (site.qualname.split(".", 1)[0] in LIBRARIES or site.qualname.split(".", 1)[0] in
+                              sys.stdlib_module_names):
+            continue  # torch.zeros(...), os.path.join(...): not a project function
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        if len(targets) != 1:
+            continue
+        target = targets[0]
+        if isinstance(target, ast.Name):
+            bound = [(target.id, None)]
+        elif isinstance(target, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in target.elts):
+            bound = [(e.id, i) for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
+        else:
             continue
         callee = dotted(site.node.func)
         if callee is None or facts.resolve(site.node.func) in (DATALOADER, DISTRIBUTED_SAMPLER):
             continue
-        root = root_name(site.node.func)
-        binding = model.binding_of(root) if root is not None else None
-        if binding is None or binding.kind not in ("import", "from-import"):
-            continue  # a function of this module: its own DataLoader is checked where it is built
         if _SYNTHETIC_WORDS.search(callee.rsplit(".", 1)[-1]):
             continue
-        positional = sum(1 for a in site.node.args if not isinstance(a, ast.Starred))
-        star = site.has_star_kwargs or positional < len(site.node.args)
-        if star:
+        if site.has_star_kwargs or any(isinstance(a, ast.Starred) for a in site.node.args):
             continue
-        keywords = tuple(k.arg for k in site.node.keywords)
-        yield Report(site.node, f"{short(callee, 24)}() builds a DataLoader with no DistributedSampler, so every rank "
-                     "reads all the data; pass it a DistributedSampler",
-                     needs=("loader-factory-without-sampler", (("callee", callee), ("keywords", keywords),
-                                                              ("positional", positional))))
+        model = model or semantic_model(facts)
+        binding = model.binding_of(root)
+        if binding is None or binding.kind not in ("import", "from-import"):
+            continue  # a function of this module: its own DataLoader is checked where it is built
+        out.extend((site, name, index, callee) for name, index in bound)
+    return out
 
 
 @decider("plain-data-parallel-program")
@@ -176,14 +240,16 @@ def _decide_loader_factory(finding, project, params):
         return None
     symbol = project.program.symbol(finding.path, params["callee"])
     function = symbol.function if symbol is not None else None
-    if function is None or function.loader_sampler is None:
+    returned = function.loader_returned(params.get("index")) if function is not None else None
+    if returned is None or _EVAL_WORDS.search(returned[2]):
         return None
-    at = f" ({file_label(symbol.path, 24)}:{function.loader_row})"
-    if function.loader_sampler == "none":
+    sampler, row, _ = returned
+    at = f" ({file_label(symbol.path, 24)}:{row})"
+    if sampler == "none":
         return replace(finding, message=finding.message.replace("() builds", f"(){at} builds", 1))
-    if not function.loader_sampler.startswith("param:"):
+    if not sampler.startswith("param:"):
         return None
-    param = function.loader_sampler.split(":", 1)[1]
+    param = sampler.split(":", 1)[1]
     bound = param in params["keywords"] or (param in function.params and function.params.index(param) < params["positional"])
     if bound or function.defaults.get(param, "required") is not None:
         return None
@@ -263,6 +329,63 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch",
                      fix=fix)
+    yield from _factory_loaders_in_epoch_loops(ctx)
+
+
+def _factory_loaders_in_epoch_loops(ctx: PythonContext) -> Iterator[Report]:
+    """`loader = build_loader(ds)` (an imported project function) iterated inside an epoch loop
+    here: DSL302 when, once linked, the function's loader has a shuffling DistributedSampler."""
+    facts = ctx.facts
+    for site, name, index, callee in _factory_results(ctx):
+        epoch_loop = _epoch_loop_over(ctx, {name})
+        if epoch_loop is None:
+            continue
+        variable = epoch_counter(epoch_loop)
+        fix = None
+        if variable:
+            body_span = facts.lines.span_of_node(epoch_loop)
+            fix = make_fix("insert-set-epoch", f"Call {short(name, 24)}.sampler.set_epoch({short(variable, 20)}) at the "
+                           "start of each epoch", Applicability.SAFE, row=body_span.start.row,
+                           column=body_span.start.column, sampler=f"{name}.sampler", variable=variable)
+        yield Report(site.node, f"{short(name, 20)}.sampler.set_epoch(epoch) is never called, so every epoch (loop on line "
+                     f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch", fix=fix,
+                     needs=("factory-loader-shuffles", (("callee", callee), ("index", index))))
+
+
+@decider("factory-loader-shuffles")
+def _decide_factory_loader_shuffles(finding, project, params):
+    """Keep the finding when the project function returns (that element as) a DataLoader with a
+    shuffling DistributedSampler and its module never calls set_epoch."""
+    found = _factory_loader(project, finding.path, params["callee"], params["index"])
+    if found is None or found[0] != "distributed-shuffle":
+        return None
+    symbol, row = found[1], found[2]
+    return replace(finding, message=finding.message.replace(
+        "is never called,", f"is never called (loader: {file_label(symbol.path, 20)}:{row}),", 1))
+
+
+def _shuffling_loader(project, caller: str, argument) -> bool:
+    """The argument is a DataLoader with a shuffling DistributedSampler: built here, or returned
+    by a project function (`loader = build_loader(ds)`)."""
+    if argument.loader == "distributed-shuffle":
+        return True
+    found = _factory_loader(project, caller, *argument.returned_by) if argument.returned_by else None
+    return found is not None and found[0] == "distributed-shuffle"
+
+
+def _factory_loader(project, path: str, callee: str, index: Optional[int]) -> Optional[tuple]:
+    """(sampler source, Symbol, row) of the DataLoader that `callee` (a project function imported by
+    `path`) returns, or element `index` of the tuple it returns; None when unknown, or when the
+    function's module calls set_epoch somewhere (it may keep the sampler's epoch itself)."""
+    symbol = project.program.symbol(path, callee)
+    function = symbol.function if symbol is not None else None
+    returned = function.loader_returned(index) if function is not None else None
+    if returned is None:
+        return None
+    exports = project.modules.get(symbol.path)
+    if exports is None or exports.calls_set_epoch:
+        return None
+    return returned[0], symbol, returned[1]
 
 
 def _loader_and_epoch_loop(ctx: PythonContext, site) -> tuple[Optional[str], Optional[ast.AST]]:
@@ -319,7 +442,7 @@ def sampler_epoch_loop_in_another_module(ctx: SetupContext) -> Iterator[Report]:
         if exports.calls_set_epoch or summary is None or summary.framework_shards_data:
             continue
         for call in exports.calls:
-            shuffled = [a for a in call.arguments if a.loader == "distributed-shuffle"]
+            shuffled = [a for a in call.arguments if _shuffling_loader(project, caller, a)]
             symbol = program.symbol(caller, call.local) if shuffled else None
             if symbol is None or project.modules.get(symbol.path, exports).calls_set_epoch:
                 continue
@@ -404,9 +527,18 @@ def _wrapper_call(model: SemanticModel, expr: Optional[ast.AST]) -> Optional[ast
 
 
 def _is_ddp(model: SemanticModel, expr: ast.AST) -> bool:
-    """`expr` holds a DistributedDataParallel wrapper (`ddp`, `self.model`), not a name that shadows one."""
+    """`expr` holds a DistributedDataParallel wrapper (`ddp`, `self.model`), not a name that shadows
+    one; also a parameter (`self.model` stored from `__init__`'s `model`) that every call of its
+    def in this module (`Trainer(ddp, ...)`) passes one for."""
     call = _wrapper_call(model, expr)
-    return call is not None and model.resolve(call.func) == DDP
+    if call is not None:
+        return model.resolve(call.func) == DDP
+    value = model.value_of(expr) if expr is not None and model.facts.calls_to(DDP) else None
+    binding = model.binding_of(value) if isinstance(value, ast.Name) else None
+    if binding is None or binding.kind != "parameter":
+        return False
+    passed = arguments_for(model, binding.scope.node, binding.name)
+    return bool(passed) and all(_call_to(model, _wrapper_call(model, given), DDP) for _, given in passed)
 
 
 def _called(model: SemanticModel, node: ast.AST) -> bool:
@@ -486,21 +618,68 @@ def _reduces_gradients_by_hand(facts: ScriptFacts) -> bool:
 def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
     """Training through `ddp.module(...)`: DDP's forward never runs, so backward may not all-reduce."""
     facts = ctx.facts
-    if not facts.calls_to(DDP) or _reduces_gradients_by_hand(facts) or is_test_module(ctx.path):
+    if is_test_module(ctx.path) or _reduces_gradients_by_hand(facts):
         return  # (a test that calls .module checks DDP's internals on purpose)
     model = semantic_model(facts)
-    for node, where in facts.of_type(ast.Call):
+    local = bool(facts.calls_to(DDP))
+    # Without a DDP built here, only `self.x.module(...)` of a class given the wrapper elsewhere.
+    candidates = facts.of_type(ast.Call) if local else [
+        (s.node, s.ctx) for s in facts.method_calls("module") + facts.method_calls("forward") if s.ctx.class_]
+    for node, where in candidates:
         owner = _module_hop_owner(node.func)
-        if owner is None or grad_disabled_at(facts, where) or not _runs_backward(facts, where.function) \
-                or not _is_ddp(model, owner):
+        if owner is None or grad_disabled_at(facts, where) or not _runs_backward(facts, where.function):
             continue
+        needs = None
+        if not (local and _is_ddp(model, owner)):
+            needs = _init_parameter(model, owner)
+            if needs is None:
+                continue
         wrapper = dotted(owner)
         span = facts.lines.span_of_node(node.func)
         yield Report(node.func, f"{short(ast.unparse(node.func), 30)}(...) in a training step skips DDP's forward and "
                      f"its gradient all-reduce; call {short(wrapper, 24)}(...) instead",
                      fix=make_fix("call-ddp-wrapper", f"Call {wrapper}(...) instead", Applicability.UNSAFE,
                                   row=span.start.row, column=span.start.column, end_row=span.end.row,
-                                  end_column=span.end.column, owner=wrapper))
+                                  end_column=span.end.column, owner=wrapper),
+                     needs=needs)
+
+
+def _init_parameter(model: SemanticModel, owner: ast.expr) -> Optional[tuple]:
+    """`self.x` stored from a parameter of the `__init__` of a module-level class: the decider's
+    question whether the calls of that class in other modules pass a DDP wrapper for it."""
+    if not isinstance(owner, ast.Attribute) or not isinstance(owner.value, ast.Name):
+        return None
+    value = model.value_of(owner)
+    binding = model.binding_of(value) if isinstance(value, ast.Name) and value is not owner else None
+    if binding is None or binding.kind != "parameter" or binding.position is None:
+        return None
+    init, cls = binding.scope.node, binding.scope.parent
+    if getattr(init, "name", None) != "__init__" or cls is None or cls.kind != "class" or cls.parent is None \
+            or cls.parent.kind != "module":
+        return None
+    if arguments_for(model, init, binding.name):
+        return None  # the class is built here, and `_is_ddp` found what these calls pass is no DDP
+    return ("init-argument-is-ddp", (("klass", cls.node.name), ("param", binding.name),
+                                     ("position", binding.position - 1)))
+
+
+@decider("init-argument-is-ddp")
+def _decide_init_argument_is_ddp(finding, project, params):
+    """Keep `self.x.module(...)` when the project's calls of the class that say what they pass for
+    the parameter all pass a DistributedDataParallel wrapper (and there is one)."""
+    program = project.program
+    passed = []
+    for caller, exports in project.modules.items():
+        for call in exports.calls:
+            symbol = program.symbol(caller, call.local)
+            if symbol is None or symbol.klass is None or symbol.name != params["klass"] \
+                    or norm_path(symbol.path) != norm_path(finding.path):
+                continue
+            given = next((a for a in call.arguments if a.keyword == params["param"] or
+                          (a.position is not None and a.position == params["position"])), None)
+            if given is not None:
+                passed.append(given.wrapper)
+    return finding if passed and all(w == "DDP" for w in passed) else None
 
 
 @codemod_fixer("call-ddp-wrapper")

@@ -17,11 +17,11 @@ from ..facts.bindings import semantic_model
 from ..facts.link import TrainingSetup, link_setups, node_cores
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
-from ..facts.values import constant
+from ..facts.values import constant, option_on_command_line
 from ..sources.launch.launchers import LAUNCHERS, OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION
 from .context import PythonContext, SetupContext
 from .config_schema import effective
-from .registry import Report, python_rule, setup_rule, file_label, short
+from .registry import Report, program_check, python_rule, setup_rule, file_label, short
 
 
 def cpu_optimizer_work(setup: TrainingSetup, settings) -> Optional[str]:
@@ -40,6 +40,11 @@ def cpu_optimizer_work(setup: TrainingSetup, settings) -> Optional[str]:
 
 def _threads_set_in_script(setup: TrainingSetup) -> bool:
     return "OMP_NUM_THREADS" in setup.facts.env_sets or setup.facts.sets_num_threads
+
+
+def _threads_set_in_program(ctx: SetupContext, setup: TrainingSetup) -> bool:
+    """The script, or a project function it calls (`configure_threads()` in utils), sets the threads."""
+    return _threads_set_in_script(setup) or ctx.project.program.threads_set_by(setup.script_path) is not None
 
 
 @setup_rule("DSL201", "cpu-offload-oversubscribed", fix=Applicability.UNSAFE)
@@ -116,7 +121,7 @@ def cpu_offload_starved(ctx: SetupContext) -> Iterator[Report]:
             one_thread = accelerate.omp_by_launcher and accelerate.omp_num_threads == "1"
         else:
             one_thread = not command.omp_num_threads_set and command.omp_num_threads_by_launcher == "1"
-        if not one_thread or _threads_set_in_script(setup):
+        if not one_thread or _threads_set_in_program(ctx, setup):
             continue
         n = setup.procs_per_node
         if not (n or 0) > 1:
@@ -151,7 +156,7 @@ def _explicit_one_thread(ctx: SetupContext) -> Iterator[Report]:
         command = setup.command
         env = command.env.get("OMP_NUM_THREADS") if command is not None else None
         if command is None or command.omp_num_threads != "1" or env is None or env.from_default \
-                or _threads_set_in_script(setup):
+                or _threads_set_in_program(ctx, setup):
             continue
         n = setup.procs_per_node
         cores = ctx.settings.cpu_cores
@@ -238,6 +243,35 @@ def _offloads_unpinned(model, call: ast.Call) -> bool:
     return any(constant(model, keywords.get(k)) is True for k in ("offload_optimizer", "offload_parameters"))
 
 
+@program_check("DSL203")
+def offload_without_pinned_memory_in_cli_yaml(ctx: SetupContext) -> Iterator[Report]:
+    """The same for the Trainer a LightningCLI makes from its YAML (`strategy: deepspeed_stage_2_offload`, or
+    a DeepSpeedStrategy class_path whose init_args offload with no pin_memory): reported in the YAML."""
+    seen = set()
+    for setup in link_setups(ctx.project, ctx.settings):
+        cli, site = setup.lightning_cli, setup.lightning
+        if cli is None or site is None:
+            continue
+        name = (site.strategy or "").lower()
+        if name in _OFFLOAD_STRINGS and name != "deepspeed_stage_1_offload":  # (stage 1 is no Trainer strategy)
+            found, message = cli.where("strategy"), (
+                f"strategy: {short(site.strategy, 30)} offloads without pinned memory, so offload copies are slow; use "
+                "class_path DeepSpeedStrategy with init_args pin_memory: true")
+        elif site.strategy_class == "DeepSpeedStrategy" and site.strategy_kwargs_complete and site.config is None \
+                and "pin_memory" not in (site.strategy_kwargs or {}) \
+                and any((site.strategy_kwargs or {}).get(k) is True for k in ("offload_optimizer", "offload_parameters")):
+            key = next(k for k in ("offload_optimizer", "offload_parameters") if site.strategy_kwargs.get(k) is True)
+            found, message = cli.where("strategy", "init_args", key) or cli.where("strategy"), (
+                "DeepSpeedStrategy offloads with pin_memory false (its default), so offload copies are slow; add "
+                "pin_memory: true to its init_args unless host RAM is tight")
+        else:
+            continue
+        if found is None or (found[0], found[1].start_offset) in seen:
+            continue
+        seen.add((found[0], found[1].start_offset))
+        yield Report(found[1], message, path=found[0], related=setup.launch_related("starts the LightningCLI"))
+
+
 @codemod_fixer("add-keyword")
 def _add_keyword(module, positions, params):
     import libcst as cst
@@ -280,19 +314,37 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
             continue
         cores, _ = node_cores(setup, ctx.settings.cpu_cores)
         for workers in setup.facts.loader_workers:
+            value = workers.value if workers.value is not None else _class_default(ctx.project, setup.script_path, workers)
+            how = ""
+            if workers.unless_options:
+                value, how = _launch_worker_count(setup, workers, value)
             key = (setup.script_path, workers.span.start_offset)
             if key not in most or most[key][1] < n:
-                most[key] = (workers, n, setup.script_path, cores)
-    for workers, n, script, cores in most.values():
-        value = workers.value if workers.value is not None else _class_default(ctx.project, script, workers)
+                most[key] = (workers, n, setup.script_path, cores, value, how)
+    for workers, n, script, cores, value, how in most.values():
         if workers.per_machine:
             yield Report(workers.span,
                          f"num_workers follows the machine's CPU count in each of {n} ranks per node; size it per "
                          f"rank: len(os.sched_getaffinity(0)) // {n} - 1", path=script)
         elif cores and value is not None and value * n > cores:
             yield Report(workers.span,
-                         f"num_workers={value} in each of {n} ranks per node is {value * n} workers for {cores} "
+                         f"num_workers={value}{how} in each of {n} ranks per node is {value * n} workers for {cores} "
                          f"cores; use at most {max(1, cores // n - 1)} per rank", path=script)
+
+
+def _launch_worker_count(setup, workers, default: Optional[int]) -> tuple[Optional[int], str]:
+    """(the worker count, where it comes from): what a launch line gives a command-line option
+    (`--num-workers 4`), its default when the line passes none; None when it may pass one dslint
+    cannot read (`"$@"`)."""
+    args = setup.command.script_args if setup.command is not None else []
+    options = workers.unless_options
+    given, text = option_on_command_line(args, options)
+    if given is False:
+        return default, f" (the default of {short(' / '.join(options), 30)})"
+    try:
+        return (int(text), f" ({options[0]} on the launch line)") if given else (None, "")
+    except (TypeError, ValueError):
+        return None, ""
 
 
 def _class_default(project, script: str, workers) -> Optional[int]:

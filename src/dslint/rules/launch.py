@@ -182,18 +182,21 @@ def _framework_finds_rank(setup: TrainingSetup) -> bool:
 @setup_rule("DSL704", "srun-task-reads-torchrun-env", severity=Severity.ERROR)
 def srun_task_reads_torchrun_env(ctx: SetupContext) -> Iterator[Report]:
     """srun starts one task per GPU, and the script takes its GPU from LOCAL_RANK, which srun does not set."""
+    seen = set()
     for setup in link_setups(ctx.project, ctx.settings):
-        tasks = setup.slurm_tasks_per_node
+        tasks = setup.slurm_tasks_on_a_node  # (a lower bound with --ntasks and --nodes: enough for >= 2)
         if not setup.rank_env_missing or tasks is None or tasks < 2 or not setup.slurm_tasks_share_gpus:
             continue
         if _framework_finds_rank(setup):
             continue
-        for index in setup.facts.env_device_indexes:
+        many = f"all {tasks}" if setup.slurm_tasks_per_node == tasks else f"at least {tasks}"
+        for path, index in setup.env_device_indexes:
             unset = [k for k in index.keys if k in setup.rank_env_missing and k not in setup.facts.env_sets]
-            if index.unset_index is None or len(unset) != len(index.keys):
+            if index.unset_index is None or len(unset) != len(index.keys) or (path, index.read_span) in seen:
                 continue
+            seen.add((path, index.read_span))  # (a helper that several launched scripts call: once)
             names = "/".join(index.keys)
             yield Report(index.read_span,
-                         f"srun sets SLURM_LOCALID, not {short(names, 24)}, so all {tasks} tasks of a node select "
+                         f"srun sets SLURM_LOCALID, not {short(names, 24)}, so {many} tasks of a node select "
                          f"cuda:{index.unset_index}; read os.environ['SLURM_LOCALID'] or start the script with torchrun",
-                         path=setup.script_path, related=setup.launch_related("srun starts the tasks"))
+                         path=path, related=setup.launch_related("srun starts the tasks"))

@@ -12,12 +12,16 @@ from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_de
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
 from ..facts.link import single_process_launches
+from ..facts.loads import loads_cpu_tensors
 from ..facts.program import is_test_module
+from ..facts.program_effects import device_selections, function_effects, local_callee
+from ..facts.program_ranks import several_rank_programs
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
-from ..facts.values import class_field_default, env_read_key, env_writes, instance_field, is_rank_expression
+from ..facts.values import (TracedValue, class_field_default, env_read_key, env_writes, instance_field,
+                            is_rank_expression, launches_may_pass, traced_constant)
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
-from ..model import Applicability, Severity
+from ..model import Applicability, Location, Severity, Span
 from ..sources.names import dotted
 from .context import PythonContext
 from .registry import Report, decider, python_rule, file_label, short
@@ -59,33 +63,50 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
     if _cvd_set_per_rank(ctx):
         return
     facts = ctx.facts
+    model = semantic_model(facts)
+    origins: set = set()  # one report per value: `device = "cuda:0"` used ten times is one mistake
+
+    def fixed(site, arg, integers: bool):
+        found = _traced_device(ctx, model, arg, integers)
+        if found is None or _conditional(ctx, site.node):
+            return None
+        device, traced, key = found
+        if key in origins:
+            return None
+        origins.add(key)
+        return device, _origin(ctx, traced), ("fixed-device-everywhere", (("options", traced.options),))
+
     for site in facts.calls_to("torch.cuda.set_device"):
-        index = literal(site.argument(0, "device"))
-        if isinstance(index, int) or (isinstance(index, str) and _CUDA_INDEX.match(index)):
-            if not _conditional(ctx, site.node):
-                yield Report(site.node, f"every rank selects GPU {short(index, 12)}; use the local rank: "
-                             "torch.cuda.set_device(local_rank)")
+        found = fixed(site, site.argument(0, "device"), True)
+        if found:
+            device, origin, needs = found
+            yield Report(site.node, f"every rank selects GPU {short(device.split(':')[1], 12)}{origin}; use the local "
+                         "rank: torch.cuda.set_device(local_rank)", needs=needs)
     yield from _devices_from_class_defaults(ctx)
     if dist.framework_places_devices:
         return  # the framework moves models and batches; a literal there is its business
     for site in facts.calls_to("torch.nn.parallel.DistributedDataParallel"):
         ids = site.keyword("device_ids")
-        value = literal(ids)
-        if isinstance(value, (list, tuple)) and value and all(isinstance(v, int) for v in value):
-            if not _conditional(ctx, site.node):
-                yield Report(ids, f"device_ids={short(value, 16)} puts every rank's replica on the same GPU; "
-                             "use device_ids=[local_rank]")
+        traced = traced_constant(model, ids)
+        value = traced.value
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            if not _conditional(ctx, site.node) and not any(_conditional(ctx, _statement(model, v)) for v in traced.followed):
+                yield Report(ids, f"device_ids={short(value, 16)}{_origin(ctx, traced)} puts every rank's replica on "
+                             "the same GPU; use device_ids=[local_rank]",
+                             needs=("fixed-device-everywhere", (("options", traced.options),)))
     for site in facts.method_calls("cuda"):
         if site.node.args and isinstance(literal(site.node.args[0]), int) and not _conditional(ctx, site.node):
             yield Report(site.node, f".cuda({literal(site.node.args[0])}) places every rank's tensors on one GPU; "
-                         "call torch.cuda.set_device(local_rank) once and use .cuda()")
-    reported: set = set()
+                         "call torch.cuda.set_device(local_rank) once and use .cuda()",
+                         needs=("fixed-device-everywhere", (("options", ()),)))
     for site in facts.calls_to("torch.device"):
-        device = fixed_cuda_device(site.node)
-        if device and not _read_only_query(ctx, site.node) and not _conditional(ctx, site.node):
-            reported.add(id(site.node))
-            yield Report(site.node, f"{short(device, 16)} is the same GPU on every rank of this multi-process script; "
-                         "use torch.device('cuda', local_rank)")
+        if _read_only_query(ctx, site.node):
+            continue
+        found = fixed(site, site.node, False)
+        if found:
+            device, origin, needs = found
+            yield Report(site.node, f"{short(device, 16)}{origin} is the same GPU on every rank of this multi-process "
+                         "script; use torch.device('cuda', local_rank)", needs=needs)
     for site in facts.method_calls("to") + [s for s in facts.calls if s.qualname and s.qualname.startswith("torch.")
                                            and s.qualname != "torch.device" and not s.qualname.startswith("torch.cuda.")]:
         if site.attr == "to":
@@ -94,12 +115,79 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             arg = site.node.args[0] if site.node.args else site.keyword("device")
         else:
             arg = site.keyword("device")
-        if arg is None or id(arg) in reported:
+        if arg is None:
             continue
-        device = fixed_cuda_device(arg, integers=site.attr == "to")
-        if device and not _conditional(ctx, site.node):
-            yield Report(arg, f"'{short(device, 16)}' is the same GPU on every rank of this multi-process script; "
-                         "use torch.device('cuda', local_rank)")
+        found = fixed(site, arg, site.attr == "to")
+        if found:
+            device, origin, needs = found
+            yield Report(arg, f"'{short(device, 16)}'{origin} is the same GPU on every rank of this multi-process "
+                         "script; use torch.device('cuda', local_rank)", needs=needs)
+
+
+def _traced_device(ctx: PythonContext, model, expr: Optional[ast.AST], integers: bool):
+    """(the "cuda:N" `expr` places on, how it was reached, a key for its origin) when it is one
+    fixed GPU: a literal, or through names, module constants, dict entries and command-line
+    defaults (values.traced_constant), a `torch.device(...)` of those; None when not fixed, when a
+    binding it goes through is under a rank condition, or when it is a config object's field
+    (`_devices_from_class_defaults` reports those)."""
+    if expr is None:
+        return None
+    trail = []
+    node = expr
+    for _ in range(4):
+        following = model.assigned_value(node) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if following is None:
+            break
+        trail.append(following)
+        node = following
+    if instance_field(model, node) is not None:
+        return None
+    parts = [node]
+    if isinstance(node, ast.Call) and (model.resolve(node.func) or "") == "torch.device":
+        if node.keywords or not 1 <= len(node.args) <= 2 or any(isinstance(a, ast.Starred) for a in node.args):
+            device = fixed_cuda_device(node)  # torch.device(type="cuda", index=0): as written
+            return (device, TracedValue(device, (), tuple(trail)), id(trail[-1] if trail else expr)) if device else None
+        parts = list(node.args)
+        if any(instance_field(model, model.value_of(a)) is not None for a in parts):
+            return None
+    traced = [traced_constant(model, part) for part in parts]
+    values = [t.value for t in traced]
+    device = None
+    if len(values) == 2:
+        if values[0] == "cuda" and isinstance(values[1], int) and not isinstance(values[1], bool):
+            device = f"cuda:{values[1]}"
+    elif isinstance(values[0], str) and _CUDA_INDEX.match(values[0].strip()):
+        device = values[0].strip()
+    elif integers and isinstance(values[0], int) and not isinstance(values[0], bool) and parts[0] is node:
+        device = f"cuda:{values[0]}"
+    if device is None:
+        return None
+    followed = tuple(trail) + tuple(f for t in traced for f in t.followed)
+    if any(_conditional(ctx, _statement(model, f)) for f in followed):
+        return None
+    options = tuple(dict.fromkeys(o for t in traced for o in t.options))
+    combined = TracedValue(device, options, followed)
+    key = ("options", options) if options else id(followed[-1]) if followed else id(expr)
+    return device, combined, key
+
+
+def _statement(model, node: ast.AST) -> ast.AST:
+    """The statement that holds an expression (any node: constants are not indexed by the facts)."""
+    while node is not None and not isinstance(node, ast.stmt):
+        holder = model.parent_of(node)
+        if holder is None:
+            break
+        node = holder
+    return node
+
+
+def _origin(ctx: PythonContext, traced) -> str:
+    """Where a fixed device came from, for the message: "" for a literal written at the use."""
+    if traced.options:
+        return f" (the default of {short(' / '.join(traced.options), 30)})"
+    if traced.followed:
+        return f" (set at line {traced.followed[-1].lineno})"
+    return ""
 
 
 def _device_arguments(facts) -> Iterator[tuple[ast.AST, object]]:
@@ -139,16 +227,32 @@ def _devices_from_class_defaults(ctx: PythonContext) -> Iterator[Report]:
             device = fixed_cuda_device(class_field_default(model, klass, found.field))
             if device:
                 yield Report(value, f"{short(klass + '.' + found.field)} defaults to '{short(device, 16)}', the same "
-                             "GPU on every rank; derive it from the local rank")
+                             "GPU on every rank; derive it from the local rank",
+                             needs=("fixed-device-everywhere", (("options", ()),)))
         else:
             yield Report(value, f"{short(klass + '.' + found.field)} is the same GPU on every rank; derive it "
                          "from the local rank", needs=("class-default-is-fixed-device",
                                                        (("klass", klass), ("field", found.field))))
 
 
+@decider("fixed-device-everywhere")
+def _decide_fixed_device(finding, project, params):
+    """Drop a fixed device when every launch of its program starts one process, or when the value
+    is a command-line default (`options`) that a launch line of the program passes, or may pass
+    (`"$@"`, a variable dslint cannot read)."""
+    if single_process_launches(project, finding.path):
+        return None
+    if launches_may_pass(project, finding.path, params.get("options") or ()):
+        return None
+    return finding
+
+
 @decider("class-default-is-fixed-device")
 def _decide_class_default(finding, project, params):
-    """Keep the finding when the class (another module's) defaults the field to one fixed GPU."""
+    """Keep the finding when the class (another module's) defaults the field to one fixed GPU, and
+    a launch of its program starts several processes (or none is found)."""
+    if single_process_launches(project, finding.path):
+        return None
     default, symbol = project.program.field_default(finding.path, params["klass"], params["field"])
     device = fixed_cuda_device(ast.Constant(default)) if isinstance(default, (str, int)) and not isinstance(default, bool) else None
     if device is None or not isinstance(default, str):
@@ -172,44 +276,31 @@ def _read_only_query(ctx: PythonContext, node: ast.AST) -> bool:
 @python_rule("DSL102", "torch-load-without-map-location", severity=Severity.WARNING, fix=Applicability.SAFE)
 def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
     """torch.load restores tensors onto the device they were saved from: every rank onto cuda:0."""
-    if not ctx.dist.is_multiprocess or is_test_module(ctx.path):
+    if is_test_module(ctx.path):
         return  # a test file's Fabric(devices=2) test says nothing about its torch.load test
-    cpu_saves = _cpu_saves(ctx)
+    # Without evidence of its own, a module (a checkpoint helper) may still run in a multi-rank
+    # program: the project phase decides (facts/program_ranks.py).
+    own = ctx.dist.is_multiprocess
     for site in ctx.facts.calls_to("torch.load"):
         if site.argument(1, "map_location") is not None or site.has_star_kwargs:
             continue
         if any(isinstance(a, ast.Starred) for a in site.node.args):
             continue
-        if _other_branch_maps(ctx, site) or _loads_what_it_saved_on_cpu(ctx, site, cpu_saves):
+        if _other_branch_maps(ctx, site) or loads_cpu_tensors(ctx.facts, site):
             continue
+        if only_rank_zero(ctx.facts, site.node):
+            continue  # rank 0's GPU is the one that saved it (cuda:0): no other rank holds a copy there
         span = ctx.facts.lines.span_of_node(site.node)
         function = site.ctx.function
         unreferenced = getattr(function, "name", None) if site.ctx.class_ is None and function is not None and \
             not _referenced_here(ctx, function) else None
+        guarded = any("__main__" not in ast.unparse(guard.test) for guard, _ in site.ctx.guards)
         yield Report(site.node, "torch.load without map_location puts the tensors on the GPU that saved them (cuda:0) "
                      "in every rank; pass map_location=\"cpu\"",
 
                      fix=make_fix("add-map-location", 'Add map_location="cpu"', Applicability.SAFE,
                                   row=span.start.row, column=span.start.column),
-                     needs=("several-ranks", (("unreferenced", unreferenced),)))
-
-
-def _cpu_saves(ctx: PythonContext) -> set:
-    """File-name literals of `torch.save(x.cpu(), ...)` calls: what this module writes from the CPU."""
-    names = set()
-    for site in ctx.facts.calls_to("torch.save"):
-        value = site.argument(0, "obj")
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "cpu":
-            path = site.argument(1, "f")
-            names |= {n.value for n in ast.walk(path) if isinstance(n, ast.Constant) and isinstance(n.value, str)} \
-                if path is not None else set()
-    return names
-
-
-def _loads_what_it_saved_on_cpu(ctx: PythonContext, site, cpu_saves: set) -> bool:
-    """`torch.load(os.path.join(d, "feat.pth"))` of a file this module saved as `x.cpu()`: CPU tensors."""
-    path = site.argument(0, "f")
-    return path is not None and any(isinstance(n, ast.Constant) and n.value in cpu_saves for n in ast.walk(path))
+                     needs=("several-ranks", (("unreferenced", unreferenced), ("own", own), ("guarded", guarded))))
 
 
 def _referenced_here(ctx: PythonContext, function: ast.AST) -> bool:
@@ -240,13 +331,19 @@ def _other_branch_maps(ctx: PythonContext, site) -> bool:
 def _decide_several_ranks(finding, project, params):
     """Drop a finding about several processes when every launch of its program starts one, or
     when it sits in a function nothing in the project calls (`unreferenced`: not named in its own
-    module, and no other module imports or calls it)."""
-    if single_process_launches(project, finding.path):
-        return None
+    module, and no other module imports or calls it). A module with no evidence of its own
+    (`own` False) keeps it only inside a program that runs as several processes, named in `related`."""
     name = params.get("unreferenced")
     if name and not project.program.referenced_elsewhere(finding.path, name):
         return None
-    return finding
+    if params.get("own", True):
+        return None if single_process_launches(project, finding.path) else finding
+    programs = several_rank_programs(project, finding.path)
+    if params.get("guarded"):  # a branch of a program also launched as one process may be its single-process path
+        programs = [p for p in programs if not p.also_one]
+    if not programs:
+        return None
+    return replace(finding, related=[*finding.related, *programs[0].related])
 
 
 @codemod_fixer("add-map-location")
@@ -454,37 +551,136 @@ def _insert_set_device(module, positions, params):
 
 @python_rule("DSL105", "cuda-before-set-device", severity=Severity.WARNING)
 def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
-    """CUDA used before the rank selects its GPU: a context (and maybe tensors) on cuda:0 in every rank."""
+    """CUDA used before the rank selects its GPU: a context (and maybe tensors) on cuda:0 in every rank.
+
+    The GPU is selected by set_device, or by a call of a function that reaches one (this module's, or
+    another module's: then the project phase decides); a touch after the first such call is fine."""
     facts = ctx.facts
-    if not ctx.dist.is_multiprocess:
+    own = ctx.dist.is_multiprocess
+    if not own and is_test_module(ctx.path):
         return
+    if not any(cuda_touch(site, facts) for site in facts.calls):
+        return  # nothing here makes a CUDA context (directly or through a helper of this module)
+    selections = device_selections(facts)
     seen: set[int] = set()
-    for sd in set_device_sites(facts):
-        arg = sd.argument(0, "device")
-        if arg is None or literal(arg) is not None:
+    later: list = []  # the selections of every function, for what runs at import time
+    by_function: dict = {}
+    for site in facts.calls if selections else ():
+        by_function.setdefault(id(site.ctx.function), []).append(site)
+    for key, points in selections.items():
+        if not any(p.kind in _SELECTS_LATER for p in points):
             continue
-        function = sd.ctx.function
-        found: list[tuple[ast.AST, str]] = []
-        for site in facts.calls:
-            if site.ctx.function is function and _before(site.node, sd.node) and not exclusive(site.ctx, sd.ctx):
-                why = cuda_touch(site, facts)
-                if why:
-                    found.append((site.node, why))
-                elif isinstance(site.node.func, ast.Name) and site.node.func.id in facts.functions \
-                        and site.node.func.id != getattr(function, "name", None):
-                    helper = facts.functions[site.node.func.id]
-                    inner = next((cuda_touch(s, facts) for s in facts.calls
-                                  if s.ctx.function is helper and cuda_touch(s, facts)), None)
-                    if inner:
-                        found.append((site.node, f"{site.node.func.id}() (which calls {inner})"))
-        if function is not None:
-            found += [(s.node, why) for s, why in _import_time_touches(facts)]
-        for node, why in found:
-            if id(node) in seen:
-                continue
-            seen.add(id(node))
-            yield Report(node, f"{short(why)} runs before torch.cuda.set_device (line {sd.node.lineno}), so every rank "
-                         "puts a CUDA context on cuda:0; select the device first")
+        function = points[0].site.ctx.function
+        if key is not None:
+            later += [p for p in points if p.kind in _SELECTS_LATER]
+        for node, why, where in _touches_in(facts, function, by_function):
+            before = [p for p in points if _before(p.site.node, node) and not exclusive(p.site.ctx, where)]
+            if any(p.kind != "imported" for p in before):
+                continue  # the GPU is already chosen
+            after = [p for p in points if p.kind in _SELECTS_LATER and _before(node, p.site.node)
+                     and not exclusive(p.site.ctx, where)]
+            report = _touch_report(node, why, [p.local for p in before], after, own)
+            if report is not None and id(node) not in seen:
+                seen.add(id(node))
+                yield report
+    later.sort(key=lambda p: (p.site.node.lineno, p.site.node.col_offset))
+    for site, why in _import_time_touches(facts) if later else ():
+        report = _touch_report(site.node, why, [], later, own)
+        if report is not None and id(site.node) not in seen:
+            seen.add(id(site.node))
+            yield report
+
+
+_SELECTS_LATER = ("set_device", "local", "imported")
+
+
+def _touches_in(facts: ScriptFacts, function, by_function: dict) -> list:
+    """(node, what, context) of each call in `function`'s own body that creates a CUDA context: a
+    CUDA call, or a call of this module's function whose body makes one (and selects no GPU).
+    `by_function`: id(function) -> the calls of its own body."""
+    effects = function_effects(facts)
+    found = []
+    for site in by_function.get(id(function), ()):
+        why = cuda_touch(site, facts)
+        if why:
+            found.append((site.node, why, site.ctx))
+            continue
+        helper = local_callee(facts, site) if isinstance(site.node.func, ast.Name) else None
+        if helper is None or helper is function or id(helper) in effects and effects[id(helper)].selects_device:
+            continue
+        inner = next((cuda_touch(s, facts) for s in by_function.get(id(helper), ()) if cuda_touch(s, facts)), None)
+        if inner:
+            found.append((site.node, f"{site.node.func.id}() (which calls {inner})", site.ctx))
+    return found
+
+
+def _selection_words(point) -> str:
+    if point.kind == "set_device":
+        return f"torch.cuda.set_device (line {point.site.node.lineno})"
+    return f"{point.local}() selects the GPU (line {point.site.node.lineno})"
+
+
+def _touch_message(why: str, selected: str) -> str:
+    return f"{short(why)} runs before {selected}, so every rank puts a CUDA context on cuda:0; select the device first"
+
+
+def _touch_report(node: ast.AST, why: str, imported_before: list, after: list, own: bool) -> Optional[Report]:
+    """The finding for a CUDA touch followed by `after` (selections, in order): reported here when this
+    module's code selects the GPU and nothing imported may have done it before; else a candidate."""
+    known = next((p for p in after if p.kind != "imported"), None)
+    if not after:
+        return None
+    if known is not None and not imported_before and own:
+        return Report(node, _touch_message(why, _selection_words(known)))
+    imported_after = tuple((p.local, p.site.node.lineno) for p in after if p.kind == "imported" and
+                           (known is None or _before(p.site.node, known.site.node)))
+    if known is None and not imported_after:
+        return None
+    params = (("what", why), ("before", tuple(dict.fromkeys(imported_before))), ("after", imported_after),
+              ("known", _selection_words(known) if known is not None else ""), ("own", own))
+    return Report(node, _touch_message(why, _selection_words(known or after[0])),
+                  needs=("device-selected-later", params))
+
+
+@decider("device-selected-later")
+def _decide_selected_later(finding, project, params):
+    """Keep a CUDA touch when a call after it selects the GPU (a project function reaching set_device,
+    or this module's own selection), no imported function called before it selects one, and the
+    module runs as several processes (its own evidence, or a program of several ranks)."""
+    program = project.program
+
+    def selects(local: str, strictly: bool) -> Optional[tuple]:
+        found = program.function_called(finding.path, local)
+        if found is None:
+            return None  # a library's (or a module dslint does not see)
+        function = found[1]
+        return found if function.set_device_row or (not strictly and function.selects_device) else None
+
+    if any(selects(local, strictly=False) for local in params["before"]):
+        return None
+    related = []
+    if not params["own"]:
+        programs = several_rank_programs(project, finding.path)
+        if not programs:
+            return None
+        related += programs[0].related
+    words = None
+    for local, row in params["after"]:
+        found = selects(local, strictly=True)
+        if found is not None:
+            symbol, function = found
+            words = f"{local}() selects the GPU (line {row})"
+            related.insert(0, (symbol.path, _row_span(function.set_device_row), f"{local}() calls set_device here"))
+            break
+    words = words or params["known"]
+    if not words:
+        return None
+    return replace(finding, message=_touch_message(params["what"], words), related=[*finding.related, *related])
+
+
+def _row_span(row: int) -> Span:
+    """A position at the start of a row of another module (its summary keeps rows, not spans)."""
+    return Span(Location(row, 1), Location(row, 1))
 
 
 # -- DSL106 ----------------------------------------------------------------------------------

@@ -1,0 +1,243 @@
+"""DeepSpeed configs written as Python dicts: in the script, in a module constant, or returned by a
+function (`get_ds_config(micro, stage=3)` in another module).
+
+A dict built from literals and parameters is a `DictTemplate`: its leaves are literals, `Param`s
+(a parameter of the function that returns it) or `NotLiteral`s (anything else the module computes).
+Evaluated with a call's arguments and the function's defaults (`evaluate`) it is the config the job
+uses. A key whose value is not known (a parameter given a non-literal argument, `args.micro_batch`)
+stays in the dict as a `NotLiteral`: present with an unknown value, never absent (absent would mean
+DeepSpeed's default). Rules that need the number see a non-number and say nothing.
+
+Each template keeps where every key is written (`spans`: key path -> the span of `"key": value`), so a
+rule reports a dict config in the .py file at its key, as it reports a JSON config at its pair.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+from ..model import Span
+
+# A dict is a DeepSpeed config template only if it has one of these top-level keys (most dicts of a
+# program are not configs, and the summaries of every function are pickled and cached).
+DEEPSPEED_KEYS = frozenset(("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps",
+                            "zero_optimization"))
+
+
+@dataclass(frozen=True)
+class Param:
+    """A leaf that is the value of a parameter of the function returning the dict."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class NotLiteral:
+    """A leaf whose value the files do not show (a command-line option, a computed value)."""
+
+    what: str  # the expression as written (shortened)
+
+    def __repr__(self) -> str:
+        return f"<{self.what}>"
+
+
+@dataclass(frozen=True)
+class DictTemplate:
+    """A dict literal whose keys are all strings; `spans` holds (key path, span of `"key": value`)."""
+
+    value: dict
+    spans: tuple
+    span: Span  # the whole dict
+
+
+def is_config_dict(node: ast.AST) -> bool:
+    """A dict literal with a DeepSpeed top-level key (cheap: its keys only)."""
+    return isinstance(node, ast.Dict) and any(
+        isinstance(k, ast.Constant) and k.value in DEEPSPEED_KEYS for k in node.keys)
+
+
+def template_of(node: ast.Dict, lines, leaf: Callable[[ast.AST], Any]) -> Optional[DictTemplate]:
+    """The template of a dict literal; `leaf(expr)` gives a value that is not a dict literal (a literal,
+    a Param or a NotLiteral). None when a key is not a string or `**other` merges keys it cannot see."""
+    spans: list = []
+
+    def build(current: ast.Dict, path: tuple) -> Optional[dict]:
+        out: dict = {}
+        for key, value in zip(current.keys, current.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return None  # `**base` or a computed key: which keys the dict has is not known
+            where = path + (key.value,)
+            start = lines.offset_from_ast(key.lineno, key.col_offset)
+            end = lines.offset_from_ast(value.end_lineno, value.end_col_offset)
+            spans.append((where, lines.span(start, end)))
+            if isinstance(value, ast.Dict):
+                inner = build(value, where)
+                if inner is None:
+                    return None
+                out[key.value] = inner
+            else:
+                out[key.value] = leaf(value)
+        return out
+
+    value = build(node, ())
+    return DictTemplate(value, tuple(spans), lines.span_of_node(node)) if value is not None else None
+
+
+def literal_leaf(expr: ast.AST, known: Callable[[ast.AST], Any], params: frozenset = frozenset(),
+                 unknown: Any = None) -> Any:
+    """A leaf as `template_of` wants it: a parameter's name is a Param, `known(expr)` (a literal, a module
+    constant) its value; anything else (`unknown` is what `known` gives for that) a NotLiteral."""
+    if isinstance(expr, ast.Name) and expr.id in params:
+        return Param(expr.id)
+    value = known(expr)
+    if value is unknown:
+        text = ast.unparse(expr)
+        return NotLiteral(text if len(text) <= 40 else text[:39] + "…")
+    return value
+
+
+def substitute(value: Any, bound: dict) -> Any:
+    """The template's value with each Param replaced by its bound value."""
+    if isinstance(value, dict):
+        return {k: substitute(v, bound) for k, v in value.items()}
+    if isinstance(value, Param):
+        return bound.get(value.name, NotLiteral(value.name))
+    return value
+
+
+def bind_arguments(params: tuple, kwonly: tuple, defaults: dict, args: tuple, keywords: dict,
+                   no_value: Any) -> Optional[dict]:
+    """parameter -> value for a call with `args` (positional values) and `keywords`, the function's
+    literal `defaults` filling the rest (`no_value` marks a default that is not a literal); None when the
+    call does not bind as Python would (too many arguments, a parameter given twice or not at all)."""
+    if len(args) > len(params):
+        return None
+    bound = dict(zip(params, args))
+    for name, value in keywords.items():
+        if name in bound or (name not in params and name not in kwonly):
+            return None
+        bound[name] = value
+    for name in params + kwonly:
+        if name not in bound:
+            if name not in defaults:
+                return None
+            default = defaults[name]
+            bound[name] = NotLiteral(f"default of {name}") if default == no_value else default
+    return bound
+
+
+def config_dict_names(facts) -> frozenset:
+    """The names the module ever assigns a config dict literal to (a cheap filter for `return cfg`)."""
+    return frozenset(a.name for a in facts.assignments if is_config_dict(a.value))
+
+
+def returned_template(returns: list, model, lines, literal: Callable[[ast.AST], Any], no_value: Any,
+                      dict_names: Optional[frozenset] = None) -> Optional[DictTemplate]:
+    """The template a function returns: its one `return {...}` (or `return cfg` with `cfg = {...}` read
+    nowhere else, so nothing changes it in between), with its parameters as Params. `dict_names`:
+    `config_dict_names` of the module, when the caller has it."""
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    expr = returns[0].value
+    node = expr
+    if isinstance(expr, ast.Name) and dict_names is not None and expr.id not in dict_names:
+        return None
+    if isinstance(expr, ast.Name):
+        binding = model.binding_of(expr)
+        if binding is None or binding.kind != "assignment" or model.uses_of(binding) != [expr]:
+            return None  # `cfg["x"] = ...`, `cfg.update(...)`, or bound in branches
+        node = binding.value
+    if not is_config_dict(node):
+        return None
+
+    def leaf(value: ast.AST) -> Any:
+        if isinstance(value, ast.Name):
+            found = model.binding_of(value)
+            if found is not None and found.kind == "parameter":
+                return Param(value.id)
+        return literal_leaf(value, literal, unknown=no_value)
+
+    return template_of(node, lines, leaf)
+
+
+# Calls that only read a dict passed to them (or one of its methods): the config stays as written.
+_READ_METHODS = frozenset(("get", "keys", "items", "values", "copy"))
+_READING_CALLS = ("print", "len", "repr", "str", "dict", "sorted", "list", "isinstance", "json.", "logging.", "pprint.",
+                  "copy.", "deepspeed.", "torch.", "transformers.", "accelerate.", "wandb.", "yaml.")
+
+
+def overwritten(model, binding, consumer: ast.AST) -> Optional[list]:
+    """The key paths the module assigns in the dict `binding` binds, other than by building it
+    (`cfg["train_batch_size"] = args.bs * world`), so their values are not the literal's; None when the
+    dict may change in a way the files do not show (`cfg.update(...)`, a key that is not a literal string,
+    the dict passed to a project function, returned, or bound to another name)."""
+    paths: list = []
+    for use in model.uses_of(binding):
+        if use is consumer:
+            continue
+        node, path = use, ()
+        parent = model.parent_of(node)
+        while isinstance(parent, ast.Subscript) and parent.value is node:
+            key = parent.slice
+            path = path + (key.value,) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+            if path is None:
+                break
+            node, parent = parent, model.parent_of(parent)
+        if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+            if path is None or not path:
+                return None
+            paths.append(path)
+            continue
+        if isinstance(parent, ast.Attribute):
+            call = model.parent_of(parent)
+            if isinstance(call, ast.Call) and call.func is parent and parent.attr in _READ_METHODS:
+                continue
+            return None  # cfg.update(...), cfg.setdefault(...), cfg["zero"].pop(...)
+        if isinstance(parent, ast.AugAssign) and parent.target is node:
+            return None
+        if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.Expr)) or (
+                isinstance(parent, ast.keyword) and parent.arg is None) or isinstance(parent, ast.Starred):
+            continue
+        call = parent if isinstance(parent, ast.Call) else model.parent_of(parent) if isinstance(parent, ast.keyword) \
+            else None
+        if isinstance(call, ast.Call) and call.func is not node:
+            name = model.resolve(call.func) or ""
+            if name.startswith(_READING_CALLS) or name in _READING_CALLS:
+                continue
+        return None
+    return paths
+
+
+def with_overwritten(value: dict, paths: list) -> dict:
+    """`value` with each path's value replaced by a NotLiteral (assigned elsewhere in the module)."""
+    out = dict(value)
+    for path in paths:
+        holder = out
+        for key in path[:-1]:
+            inner = holder.get(key)
+            holder[key] = inner = dict(inner) if isinstance(inner, dict) else {}
+            holder = inner
+        holder[path[-1]] = NotLiteral(f"[{']['.join(repr(k) for k in path)}] set later")
+    return out
+
+
+def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: Any) -> dict:
+    """name -> DictTemplate of each module-level `NAME = {...}` DeepSpeed config bound once (keys the module
+    assigns afterwards are NotLiterals; a dict it may change otherwise is left out)."""
+    out: dict = {}
+    candidates = [stmt for stmt in facts.tree.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                  and isinstance(stmt.targets[0], ast.Name) and is_config_dict(stmt.value)]
+    if not candidates:
+        return out
+    scope = model.own_scope(facts.tree)
+    for stmt in candidates:
+        bindings = scope.bindings.get(stmt.targets[0].id, [])
+        if len(bindings) != 1 or bindings[0].value is not stmt.value:
+            continue
+        paths = overwritten(model, bindings[0], None)
+        found = template_of(stmt.value, facts.lines, lambda leaf: literal_leaf(leaf, literal, unknown=no_value)) \
+            if paths is not None else None
+        if found is not None:
+            out[stmt.targets[0].id] = DictTemplate(with_overwritten(found.value, paths), found.spans, found.span)
+    return out

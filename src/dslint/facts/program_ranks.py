@@ -1,0 +1,73 @@
+"""Does a module run as several processes? Asked of the programs it runs in, not of the file.
+
+A helper module (`utils/checkpoint.py`) shows no sign of a distributed job, yet it runs in every
+rank of the trainer that imports it. A program runs as several processes when a launch line
+starts its entry point with a world of more than one process, or, where no launch line tells
+(none, or its size unknown), when the program shows it: the entry's own evidence
+(`init_process_group`, DDP, a DistributedSampler, LOCAL_RANK read...), or a project function it
+calls that does (`init_distributed_mode()` in `dist_utils.py`). Launch lines that all start one
+process outweigh the evidence: that program runs as one. Test modules are never such a program.
+
+A module imported by a multi-rank trainer and by a single-process tool runs in both: it runs as
+several processes when at least one of its programs does, and the answer names which.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .program import is_test_module, norm_path
+
+if TYPE_CHECKING:
+    from .setup import Project
+
+
+@dataclass(frozen=True)
+class SeveralRanks:
+    """A program that runs as several processes, and how dslint knows."""
+
+    entry: str  # display path of the program's entry point
+    why: str  # "torchrun starts 8 processes", "wraps the model in DistributedDataParallel"
+    related: tuple  # ((path, Span, note), ...) for a finding's `related`
+    also_one: bool = False  # another launch line starts the same program as one process
+
+
+def several_rank_programs(project: "Project", path: str) -> list[SeveralRanks]:
+    """The programs `path` runs in that run as several processes (see the module docstring)."""
+    from .link import link_setups
+
+    program = project.program
+    launches: dict = {}
+    for setup in link_setups(project):
+        if setup.launch_path is not None:
+            launches.setdefault(norm_path(setup.script_path), []).append(setup)
+    found = []
+    for entry in program.programs_of(path):
+        if is_test_module(entry):
+            continue
+        display = program.display.get(entry, entry)
+        setups = launches.get(entry, [])
+        several = [s for s in setups if (s.world_size or s.procs_per_node or 0) > 1]
+        if several:
+            setup = several[0]
+            count = setup.world_size or f"{setup.procs_per_node} per node"
+            why = f"{setup.spawner_kind or setup.launcher} starts {count} processes"
+            found.append(SeveralRanks(display, why, tuple(setup.launch_related(f"{why} of {display}")),
+                                      also_one=any(_one_process(s) for s in setups)))
+            continue
+        if setups and all(_one_process(s) for s in setups):
+            continue  # every launch line starts one process
+        evidence = program.program_evidence(entry)
+        if evidence is not None:
+            what, where, span = evidence
+            found.append(SeveralRanks(display, what, ((where, span, f"{display} runs as several processes: {what}"),)))
+    return found
+
+
+def _one_process(setup) -> bool:
+    """The launch line starts one process: a world of one, or `python train.py` of a script that
+    starts no processes itself (no mp.spawn, no Lightning Trainer that may)."""
+    if setup.world_size == 1:
+        return True
+    return setup.world_size is None and setup.spawner == "none" and setup.lightning is None \
+        and not setup.facts.spawns and setup.accelerate is None
