@@ -598,6 +598,20 @@ def _env_device_indexes(project: "Project", setup: TrainingSetup) -> None:
     own, and those in the top-level project functions it calls (`init_distributed()` of distributed.py),
     unless that module sets one of the variables itself."""
     setup.env_device_indexes = [(setup.script_path, index) for index in setup.facts.env_device_indexes]
+    setup.env_device_indexes += _helper_env_device_indexes(project, setup)
+
+
+def _helper_env_device_indexes(project: "Project", setup: TrainingSetup) -> list:
+    """Those of `_env_device_indexes` in other modules' functions; once per script (many launches
+    start the same one)."""
+    cache = project.__dict__.setdefault("_helper_env_device_indexes", {})
+    if setup.script_path not in cache:
+        cache[setup.script_path] = _find_helper_env_device_indexes(project, setup)
+    return list(cache[setup.script_path])
+
+
+def _find_helper_env_device_indexes(project: "Project", setup: TrainingSetup) -> list:
+    found = []
     module = setup.summary.module
     for local in module.called if module is not None else ():
         symbol = project.program.symbol(setup.script_path, local)
@@ -608,7 +622,8 @@ def _env_device_indexes(project: "Project", setup: TrainingSetup) -> None:
         facts = summary.extra.get("setup") if summary is not None else None
         for index in facts.env_device_indexes if isinstance(facts, ScriptSetupFacts) else ():
             if index.function == symbol.name and not any(key in facts.env_sets for key in index.keys):
-                setup.env_device_indexes.append((symbol.path, index))
+                found.append((symbol.path, index))
+    return found
 
 
 def _threads(setup: TrainingSetup) -> None:
