@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..sources.names import dotted
-from .conditions import RankGate, rank_gate
+from .conditions import RankGate, rank_gate, rank_tests
 from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
 
@@ -341,14 +341,32 @@ def collective_functions(facts: ScriptFacts) -> dict[str, tuple[Collective, int]
 
 
 def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, found: Collective, direct) -> bool:
-    """The other ranks make the matching call elsewhere: the other branch, or a paired barrier."""
+    """The other ranks make the matching call elsewhere: the other branch, the body of the early
+    return in front (`if rank != 0: barrier(); return`), what follows an early return that holds the
+    call (`if rank == 0: barrier(); return` ... `barrier()`), or a paired barrier."""
+    name = found.label.rsplit(".", 1)[-1]
+
+    def matches(other_found: Collective) -> bool:
+        return other_found.label.rsplit(".", 1)[-1] == name or other_found.kind == found.kind
+
+    other = None
     if gate.if_node is not None:
         other = gate.if_node.orelse if gate.in_body else gate.if_node.body
+    elif isinstance(gate.node, ast.If):  # an early return in front of the call
+        other = gate.node.body
+    if other:
         other_ids = {id(n) for stmt in other for n in ast.walk(stmt)}
-        name = found.label.rsplit(".", 1)[-1]
-        for candidate, other_found, _ in direct:
-            if id(candidate) in other_ids and (other_found.label.rsplit(".", 1)[-1] == name or other_found.kind == found.kind):
-                return True
+        if any(id(candidate) in other_ids and matches(other_found) for candidate, other_found, _ in direct):
+            return True
+    where = facts.context_of(node)
+    if gate.if_node is not None and gate.in_body and where is not None and where.function is not None:
+        after = rank_tests(facts).after_early_return(gate.if_node, where.function)
+        if after is not None:
+            start, end = after
+            for candidate, other_found, other_where in direct:
+                if other_where.function is where.function and start <= (candidate.lineno, candidate.col_offset) <= end \
+                        and matches(other_found):
+                    return True
     if found.label.rsplit(".", 1)[-1] in BARRIERS and _alone_in_branch(facts, node, gate):
         # `if local_rank not in [-1, 0]: barrier()` ... `if local_rank == 0: barrier()`: each rank waits once.
         for candidate, other_found, where in direct:

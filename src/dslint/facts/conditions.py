@@ -207,10 +207,10 @@ class _RankTests:
                 return dec
         return None
 
-    def _early_return_gates(self, stmt: ast.If) -> bool:
+    def _early_return_gates(self, stmt: ast.If, exits=(ast.Return, ast.Raise)) -> bool:
         """`if not is_master: return` gates what follows; `if not use_x and not rank0: return` does
         not prove it (the ranks that return depend on a flag a later branch reads too)."""
-        if stmt.orelse or not _ends_in_exit(stmt.body) or not self.selects_some_ranks(stmt.test):
+        if stmt.orelse or not (stmt.body and isinstance(stmt.body[-1], exits)) or not self.selects_some_ranks(stmt.test):
             return False
         test = self._followed(stmt.test)
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
@@ -230,19 +230,42 @@ class _RankTests:
         gates = self._function_gates.get(id(function))
         if gates is None:
             gates = self._function_gates[id(function)] = self._gates_of(function)
-        decorator, early = gates
+        decorator, _ = gates
         if decorator is not None:
             return decorator
-        line = getattr(node, "lineno", 0)
-        return next((gate for stmt, gate in early if stmt.lineno < line), None)
+        return next((gate for _, gate in self.early_returns_before(node, function)), None)
+
+    def early_returns_before(self, node: ast.AST, function: ast.AST) -> list:
+        """[(early-return If, gate)] of `function` in front of `node`: an `if <rank test>: return`
+        earlier in a block that holds `node` (the function's body, or a loop's, a `with`'s, a
+        branch's), so only the ranks that did not return reach it."""
+        gates = self._function_gates.get(id(function))
+        if gates is None:
+            gates = self._function_gates[id(function)] = self._gates_of(function)
+        at = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        return [(stmt, gate) for stmt, end, gate in gates[1] if (stmt.end_lineno, stmt.end_col_offset) <= at <= end]
+
+    def after_early_return(self, stmt: ast.If, function: ast.AST) -> Optional[tuple]:
+        """((row, col), (row, col)): where the rest of the block after the early-return `stmt` lies
+        (what the ranks that did not return run next), or None when `stmt` is no such gate."""
+        gates = self._function_gates.get(id(function))
+        if gates is None:
+            gates = self._function_gates[id(function)] = self._gates_of(function)
+        return next((((s.end_lineno, s.end_col_offset), end) for s, end, _ in gates[1] if s is stmt), None)
 
     def _gates_of(self, function: ast.AST) -> tuple:
-        """(decorator gate or None, [(early-return If, gate)]) of a function, computed once."""
+        """(decorator gate or None, [(early-return If, end of its block, gate)]) of a function, computed once."""
         decorator = self.rank_only_decorator(function)
         if decorator is not None:
             decorator = RankGate(decorator, f"`@{ast.unparse(decorator)}` on {function.name}() (line {decorator.lineno})")
-        early = [(stmt, RankGate(stmt, f"`if {ast.unparse(stmt.test)}: return` (line {stmt.lineno}) before it"))
-                 for stmt in function.body if isinstance(stmt, ast.If) and self._early_return_gates(stmt)]
+        early = []
+        for block, top in _blocks_of(function):
+            end = (block[-1].end_lineno, block[-1].end_col_offset)
+            for stmt in block:
+                # (a `raise` ends a function on those ranks as well; inside a block only `return` is read)
+                if isinstance(stmt, ast.If) and self._early_return_gates(stmt, (ast.Return, ast.Raise) if top else ast.Return):
+                    early.append((stmt, end, RankGate(stmt, f"`if {ast.unparse(stmt.test)}: return` (line {stmt.lineno}) "
+                                                            "before it")))
         return decorator, early
 
 
@@ -304,8 +327,24 @@ def _names_sharded_backend(test: ast.AST) -> bool:
     return "deepspeed" in text or "fsdp" in text or "distributed_type" in text
 
 
-def _ends_in_exit(body: list) -> bool:
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+_BLOCK_FIELDS = ("body", "orelse", "finalbody")
+
+
+def _blocks_of(function: ast.AST):
+    """(statement list, is the function's own body) for every block of a function, nested defs
+    and classes left out (their statements run when they are called, not here)."""
+    todo = [(function.body, True)]
+    while todo:
+        block, top = todo.pop()
+        if not block:
+            continue
+        yield block, top
+        for stmt in block:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            todo.extend((getattr(stmt, name), False) for name in _BLOCK_FIELDS if getattr(stmt, name, None))
+            todo.extend((handler.body, False) for handler in getattr(stmt, "handlers", ()))
+            todo.extend((case.body, False) for case in getattr(stmt, "cases", ()))
 
 
 # -- other conditions ---------------------------------------------------------------------------
@@ -408,23 +447,60 @@ def _selects_rank_zero(tests: _RankTests, test: ast.AST) -> bool:
         return any(_selects_rank_zero(tests, v) for v in test.values)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _callee_or_name(test.operand) in _BARE_RANKS
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
+        return tests.mentions_rank(test.left) and _rank_zero_or_none(test.comparators[0])  # `local_rank in [-1, 0]`
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
         left, right = test.left, test.comparators[0]
         return (literal(right) == 0 and tests.mentions_rank(left)) or (literal(left) == 0 and tests.mentions_rank(right))
     return isinstance(test, (ast.Name, ast.Attribute, ast.Call)) and tests._names_main(test)
 
 
+def _selects_other_ranks(tests: _RankTests, test: ast.AST) -> bool:
+    """`rank != 0`, `rank > 0`, `not is_main`, `if rank:`: every rank but 0 passes (an `or` with one
+    of them: the ranks that fail it are rank 0 or fewer; an `and`: each part must be one)."""
+    test = tests._followed(test)
+    if isinstance(test, ast.BoolOp):
+        parts = [_selects_other_ranks(tests, v) for v in test.values]
+        return any(parts) if isinstance(test.op, ast.Or) else all(parts)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _selects_rank_zero(tests, test.operand)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, left, right = test.ops[0], test.left, test.comparators[0]
+        if isinstance(op, ast.NotIn):
+            return tests.mentions_rank(left) and _rank_zero_or_none(right)  # `local_rank not in [-1, 0]`
+        if tests.mentions_rank(left) and not tests.mentions_rank(right):
+            return (isinstance(op, (ast.NotEq, ast.Gt)) and literal(right) == 0) or (
+                isinstance(op, ast.GtE) and literal(right) == 1)
+        if tests.mentions_rank(right) and not tests.mentions_rank(left):
+            return (isinstance(op, (ast.NotEq, ast.Lt)) and literal(left) == 0) or (
+                isinstance(op, ast.LtE) and literal(left) == 1)
+        return False
+    return _callee_or_name(test) in _BARE_RANKS and tests.selects_some_ranks(test)
+
+
+def _rank_zero_or_none(values: ast.AST) -> bool:
+    """`[-1, 0]`, `(0,)`: rank 0, or -1 for a run without distributed (one process, rank 0's GPU)."""
+    flat = _flat_constants(values)
+    return bool(flat) and 0 in flat and all(c in (-1, 0) and not isinstance(c, bool) for c in flat)
+
+
 def only_rank_zero(facts: ScriptFacts, node: ast.AST, depth: int = 0) -> bool:
-    """Only rank 0 runs `node`: under `if rank == 0:` (or `is_main`), or in a function of this
-    module whose every call is itself reached by rank 0 only (`evaluate()` called under the gate)."""
+    """Only rank 0 runs `node`: under `if rank == 0:` (or `is_main`, or the `else` of `if rank != 0`),
+    after an early `if rank != 0: return` (`if not is_main_process(): return`) in front of it, or in
+    a function of this module whose every call is itself reached by rank 0 only (`evaluate()`
+    called under the gate)."""
     tests = rank_tests(facts)
     where = facts.context_of(node)
     if where is None:
         return False
     for guard, in_body in where.guards:
-        if in_body and _selects_rank_zero(tests, guard.test):
+        if _selects_rank_zero(tests, guard.test) if in_body else (
+                _selects_other_ranks(tests, guard.test) and tests.selects_some_ranks(guard.test)):
             return True
     function = where.function
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            _selects_other_ranks(tests, stmt.test) for stmt, _ in tests.early_returns_before(node, function)):
+        return True
     name = getattr(function, "name", None)
     if not name or depth > 2:
         return False

@@ -7,7 +7,7 @@ with its arguments, never what its callers pass: that is the caller's summary (`
 - `ImportRef`: an import, kept raw (module, level, names); `program.py` resolves it to a file.
 - `FunctionSummary`: selects the device; returns a DataLoader and where its sampler comes from;
   iterates a parameter inside an epoch loop; calls `set_epoch`; reaches a collective on every
-  rank that calls it.
+  rank that calls it; reads a parameter's `.module.state_dict()` outside a gather.
 - `ClassSummary`: field defaults (dataclasses, class attributes) and, for trainer-like classes,
   the same loop facts across its methods, mapped back to the `__init__` parameters.
 - `ProjectCall`: a call of a name imported from elsewhere, with what each argument is known to be.
@@ -27,6 +27,7 @@ from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, selects_device
 from .distributed import distributed_facts
 from .program_effects import function_effects
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
+from .zero3_reads import module_reads
 
 DATALOADER = "torch.utils.data.DataLoader"
 DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
@@ -73,6 +74,9 @@ class FunctionSummary:
     collective: Optional[tuple] = None  # (label, why, kind, row): a collective every rank calling it reaches
     returns_optimizer: Optional[tuple] = None  # (torch.optim class, constructor span, keywords) it builds and returns
     returns_config: Optional[DictTemplate] = None  # a DeepSpeed config dict it returns (config_dicts.py)
+    # (param, position or None, what, Span): `p.module.state_dict()` (or save_pretrained) read outside a
+    # gather; empty partitions when a caller passes a ZeRO-3 engine for `p` (zero3_reads.py)
+    unsharded_reads: tuple = ()
 
     def loader_returned(self, index: Optional[int]) -> Optional[tuple]:
         """(sampler source, row, returned name or "") of the DataLoader a call's value holds (`index`
@@ -530,6 +534,10 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         target = exports.functions.get(key) if not method else getattr(exports.classes.get(owner), "methods", {}).get(method)
         if target is not None:
             target.collective = (found.label, found.why, found.kind, row)
+    for read in module_reads(facts):
+        target = exports.functions.get(read.function) if read.param else None
+        if target is not None:
+            target.unsharded_reads += ((read.param, read.position, read.what, facts.lines.span_of_node(read.node)),)
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.model_parallel = model_parallelism(facts)
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE)
@@ -544,7 +552,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
 def _says_something(function: FunctionSummary) -> bool:
     return bool(function.selects_device or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
-                or function.collective
+                or function.collective or function.unsharded_reads
                 or function.returns_optimizer or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads)
 

@@ -6,7 +6,7 @@ import ast
 import re
 import sys
 from dataclasses import replace
-from typing import Iterator, Optional
+from typing import Iterator
 
 from ..facts.bindings import semantic_model
 from ..facts.collectives import BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, find_gated_collectives
@@ -15,6 +15,7 @@ from ..facts.link import link_setups
 from ..facts.module_summary import LIBRARIES
 from ..facts.script import ScriptFacts
 from ..facts.summary import summary_extractor
+from ..facts.zero3_reads import module_reads
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted, root_name
@@ -27,6 +28,15 @@ def _gate(description: str) -> str:
     """The rank condition of a gate description, cut short: "`if step % 100 == 0 and rank == 0`"."""
     quoted = re.search(r"`([^`]*)`", description)
     return f"`{short(quoted[1], 30)}`" if quoted else short(description, 32)
+
+
+def _ranks_past(description: str) -> str:
+    """"ranks that pass `if rank == 0`", or for an early return "ranks that get past `if rank == 0: return`"
+    (there the ranks that pass the test are the ones that leave)."""
+    quoted = re.search(r"`([^`]*)`", description)
+    if quoted and quoted[1].endswith(": return"):
+        return f"ranks that get past `{short(quoted[1][:-len(': return')], 24)}: return`"
+    return f"ranks that pass {_gate(description)}"
 
 
 def _hoist_fix(facts: ScriptFacts, call: GatedCall, what: str):
@@ -59,7 +69,7 @@ def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
         fix = None
         if call.collective.label.rsplit(".", 1)[-1] in BARRIERS:
             fix = _hoist_fix(facts, call, call.collective.label)
-        yield Report(call.node, f"{short(what, 52)} runs only on ranks that pass {_gate(call.gate.description)}, so it "
+        yield Report(call.node, f"{short(what, 52)} runs only on {_ranks_past(call.gate.description)}, so it "
                      "hangs; call it on every rank", fix=fix)
     yield from _gated_project_calls(facts)
 
@@ -101,7 +111,7 @@ def _decide_gated_project_call(finding, project, params):
     code = "DSL502" if kind == CHECKPOINT else "DSL501"
     return replace(finding, code=code, name=RULES[code].name, severity=RULES[code].severity,
                    message=f"{short(params['callee'], 28)}() reaches {short(label, 24)} ({file_label(symbol.path, 22)}:"
-                   f"{row}) but runs only on ranks that pass {_gate(params['gate'])}; call it on every rank")
+                   f"{row}) but runs only on {_ranks_past(params['gate'])}; call it on every rank")
 
 
 @python_rule("DSL502", "rank-gated-checkpoint", severity=Severity.ERROR, fix=Applicability.UNSAFE)
@@ -115,7 +125,7 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
         # (a module's state_dict()/load_state_dict() reads or writes what the branch prepared for
         # its ranks: moving it out would hand the other ranks a name they never bound)
         movable = call.collective.label.rsplit(".", 1)[-1] not in ("state_dict", "load_state_dict")
-        yield Report(call.node, f"{short(what, 44)} runs only on ranks that pass {_gate(call.gate.description)}, but "
+        yield Report(call.node, f"{short(what, 44)} runs only on {_ranks_past(call.gate.description)}, but "
                      "every rank must call it or the job hangs",
                      fix=_hoist_fix(facts, call, call.collective.label) if movable else None,
                      needs=("collective-since", (("framework", call.collective.since[0]),
@@ -151,9 +161,6 @@ def _hoist_out_of_rank_guard(module, positions, params):
     return module.deep_replace(if_node, cst.FlattenSentinel([new_if, moved]))
 
 
-_GATHERING_CONTEXTS = ("GatheredParameters", "summon_full_params")
-
-
 def _engines(facts: ScriptFacts) -> set[str]:
     names = set()
     for site in facts.calls_to("deepspeed.initialize"):
@@ -166,44 +173,33 @@ def _engines(facts: ScriptFacts) -> set[str]:
     return names
 
 
-def _gathered(facts: ScriptFacts, node: ast.AST) -> bool:
-    where = facts.context_of(node)
-    for block in where.withs if where else ():
-        for item in block.items:
-            expr = item.context_expr
-            target = expr.func if isinstance(expr, ast.Call) else expr
-            if (dotted(target) or "").rsplit(".", 1)[-1] in _GATHERING_CONTEXTS:
-                return True
-    return False
-
-
-def _module_of_engine(expr: Optional[ast.AST], engines: set[str]) -> Optional[str]:
-    """`engine.module` (or `model_engine.module.module`) for a DeepSpeed engine → its dotted text."""
-    name = dotted(expr) if expr is not None else None
-    if not name or ".module" not in name:
-        return None
-    base = name.split(".module", 1)[0]
-    return name if base in engines else None
-
-
 @summary_extractor("zero3_unsharded_saves")
 def zero3_unsharded_saves(facts: ScriptFacts) -> list:
-    """(span, what) for weights read from a DeepSpeed engine's module without a gather around them."""
+    """(span, what) for weights read from a DeepSpeed engine's module without a gather around them:
+    an engine's own name, or a helper's parameter that a call of this module passes an engine for."""
     if not facts.uses("deepspeed"):
         return []
     engines = _engines(facts)
     if not engines:
         return []
-    found = []
-    for site in facts.method_calls("state_dict"):
-        module = _module_of_engine(site.node.func.value if isinstance(site.node.func, ast.Attribute) else None, engines)
-        if module and not site.node.args and not _gathered(facts, site.node):
-            found.append((facts.lines.span_of_node(site.node), f"{module}.state_dict()"))
-    for site in facts.method_calls("save_pretrained"):
-        module = _module_of_engine(site.node.func.value if isinstance(site.node.func, ast.Attribute) else None, engines)
-        if module and site.keyword("state_dict") is None and not site.has_star_kwargs and not _gathered(facts, site.node):
-            found.append((facts.lines.span_of_node(site.node), f"{module}.save_pretrained(...)"))
+    found, seen = [], set()
+    for read in module_reads(facts):
+        if read.holder in engines or (read.param is not None and _passed_an_engine(facts, read, engines)):
+            span = facts.lines.span_of_node(read.node)
+            if span.start_offset not in seen:
+                seen.add(span.start_offset)
+                found.append((span, read.what))
     return found
+
+
+def _passed_an_engine(facts: ScriptFacts, read, engines: set[str]) -> bool:
+    """A call of the read's function in this module passes an engine for its parameter."""
+    for site in facts.method_calls(read.function):
+        if isinstance(site.node.func, ast.Name) and site.ctx.function is not facts.functions.get(read.function):
+            given = site.argument(read.position, read.param)
+            if given is not None and dotted(given) in engines:
+                return True
+    return False
 
 
 @setup_rule("DSL503", "zero3-state-dict-without-gather", severity=Severity.ERROR)
@@ -222,3 +218,31 @@ def zero3_state_dict_without_gather(ctx: SetupContext) -> Iterator[Report]:
             yield Report(span, f"{short(what, 40)} under ZeRO-3 saves empty placeholders; call "
                          "engine.save_16bit_model(dir) on every rank instead",
                          path=setup.script_path)
+        for path, span, what, call in _engine_passed_to_helpers(ctx.project, setup):
+            key = (path, span.start_offset)
+            if key in seen:
+                continue
+            seen.add(key)
+            yield Report(span, f"{short(what, 40)} under ZeRO-3 saves empty placeholders (the engine comes from "
+                         f"{short(call, 28)}); call engine.save_16bit_model(dir) on every rank instead", path=path)
+
+
+def _engine_passed_to_helpers(project, setup) -> Iterator[tuple]:
+    """(display path, Span, what, call) for each helper of another module that reads
+    `p.module.state_dict()` where a module of the setup's program passes a DeepSpeed engine for `p`."""
+    program = project.program
+    for caller in sorted(program.closure(setup.script_path)):
+        exports = project.modules.get(caller)
+        for call in exports.calls if exports is not None else ():
+            engines = [a for a in call.arguments if a.wrapper == "engine"]
+            if not engines:
+                continue
+            symbol = program.symbol(caller, call.local)
+            function = symbol.function if symbol is not None else None
+            if function is None or not function.unsharded_reads:
+                continue
+            for given in engines:
+                param = function.param_for(given.position, given.keyword, method=False)
+                for read_param, _, what, span in function.unsharded_reads:
+                    if read_param == param:
+                        yield symbol.path, span, what, f"{file_label(program.display.get(caller, caller), 16)}:{call.row}"

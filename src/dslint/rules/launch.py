@@ -76,7 +76,7 @@ def _launcher_per_srun_task(ctx: SetupContext, setup: TrainingSetup) -> Iterator
     """`srun torchrun` / `srun bash -c "accelerate launch ..."` with several tasks per node: srun starts the
     per-node launcher once per task, and each launcher starts the node's ranks."""
     command = setup.command
-    tasks = setup.slurm_tasks_per_node
+    tasks = setup.slurm_tasks_on_a_node  # (a sure lower bound with --ntasks and --nodes: enough for >= 2)
     if tasks is None or tasks < 2 or setup.spawner_kind not in _PER_NODE_LAUNCHERS:
         return
     kinds = [lc.kind for lc in command.launchers]
@@ -89,14 +89,17 @@ def _launcher_per_srun_task(ctx: SetupContext, setup: TrainingSetup) -> Iterator
     if not (per_node is not None and per_node > 1) and node_rank is None:
         return  # one process per launcher (`--nnodes $SLURM_NTASKS --nproc_per_node 1`) is a valid layout
     srun = command.launcher("srun")
-    option = srun.options.get("ntasks-per-node")
+    exact = setup.slurm_tasks_per_node == tasks
+    key = "ntasks-per-node" if exact else "ntasks"
+    option = srun.options.get(key)
     launch = ctx.project.launches.get(setup.launch_path)
-    directive = getattr(getattr(launch, "sbatch", None), "ntasks_per_node", None)
+    directive = getattr(getattr(launch, "sbatch", None), key.replace("-", "_"), None)
     span = option.span if option is not None else directive.span if directive is not None else command.span
     ranks = f"{per_node} ranks" if per_node else "its own ranks"
     same = f", all as one {short(node_rank.name, 16)}" if node_rank else ""
+    many = f"{tasks} Slurm tasks per node" if exact else f"at least {tasks} Slurm tasks on a node"
     yield Report(span,
-                 f"{tasks} Slurm tasks per node each run {short(spawner.word, 20)}, which starts {ranks}{same}, so "
+                 f"{many} each run {short(spawner.word, 20)}, which starts {ranks}{same}, so "
                  "several worlds share the GPUs; use --ntasks-per-node=1",
                  path=setup.launch_path)
 
