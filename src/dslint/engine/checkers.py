@@ -183,24 +183,19 @@ PLAIN = "plain"  # a Python file without framework words: no rule reads it
 
 
 
-def plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict] = None,
-                 data: Optional[bytes] = None) -> FileResult:
-    """A project module without framework words that a checked module imports: only its summary,
-    for the program layer (a trainer class, a package's re-exports); on `data` when already read."""
-    from ..facts.script import build_script_facts
-    from ..facts.summary import summarize_plain_module
-
+def imported_plain_module(source: SourceFile, settings: Settings, overlay: Optional[dict] = None,
+                          data: Optional[bytes] = None) -> FileResult:
+    """A module without framework words that a checked module imports: checked in full, its rules
+    and its summary (it runs in that module's program); on `data` when already read."""
     text, _, _ = read_text(source, settings, overlay, data)
     if text is None or len(text) > PLAIN_MODULE_MAX_CHARS:
         return FileResult(source, "skipped")
     try:
-        tree = ast.parse(text, filename=source.path)
-        summary = summarize_plain_module(build_script_facts(source.path, text, tree))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return FileResult(source, "skipped")  # not ours to report: no rule reads this file
+        result = check_python(source, text, settings, prefilter=False)
     except Exception as error:  # a crash in the facts layer: said once, the other files go on
         return FileResult(source, "skipped", [engine_finding(INTERNAL_ERROR, source.path, internal_error_line(error))])
-    return FileResult(source, "module", summary=summary)
+    # (one that does not parse is not ours to report: the prefilter had skipped it)
+    return result if result.summary is not None else FileResult(source, "skipped")
 
 
 def drop_caches(facts) -> None:

@@ -12,7 +12,7 @@ from ..model import Finding, Span
 from ..rules.registry import RULES
 from ..settings import Settings
 from ..textpos import LineIndex
-from .checkers import PLAIN, PLAIN_MODULE_MAX_CHARS, check_python, plain_module, read_text, rules_of
+from .checkers import PLAIN, PLAIN_MODULE_MAX_CHARS, check_python, imported_plain_module, read_text, rules_of
 from .results import INTERNAL_ERROR, FileResult, engine_finding, to_finding
 
 if TYPE_CHECKING:
@@ -21,9 +21,14 @@ if TYPE_CHECKING:
 
 def summarise_imported_plain_modules(results: list[FileResult], settings: Settings,
                                      cache: Optional["ResultCache"], overlay: Optional[dict] = None) -> None:
-    """Replace, in `results`, the plain files that a parsed module imports by their summaries
+    """Replace, in `results`, the plain files that a parsed module imports by their full check
     (a few rounds: a plain module may import another), resolving each import the way the
-    program layer will (facts/program.py), so a same-named module elsewhere is left alone."""
+    program layer will (facts/program.py), so a same-named module elsewhere is left alone.
+
+    Such a module runs in the program of the framework module that imports it (`export.py`
+    handed an `accelerator` it never imports): the prefilter skipped it for its words only.
+    Its full result is cached under its own key, beside the file's plain row: whether it is
+    checked fully depends on the other files, not on its content."""
     from ..facts.module_summary import ModuleExports
     from ..facts.program import ProgramIndex
 
@@ -50,12 +55,17 @@ def summarise_imported_plain_modules(results: list[FileResult], settings: Settin
             i = pending.pop(path)
             r = results[i]
             cacheable = cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay)
-            # One read: the summary is built on the bytes whose hash decides whether it may be cached.
-            key, data = cache.key_and_data(r.source) if cacheable else (None, None)
-            results[i] = plain_module(r.source, settings, overlay, data)
+            full_key = f"{r.cache_key}\0imported" if cacheable else None
+            cached = cache.get(full_key) if cacheable else None
+            if isinstance(cached, FileResult) and cached.source.path == r.source.path:
+                results[i] = cached
+            else:
+                # One read: the result is built on the bytes whose hash decides whether it may be cached.
+                key, data = cache.key_and_data(r.source) if cacheable else (None, None)
+                results[i] = imported_plain_module(r.source, settings, overlay, data)
+                if cacheable and key == r.cache_key:
+                    cache.put(full_key, results[i])
             results[i].cache_key = r.cache_key
-            if cacheable and key == r.cache_key:
-                cache.put(r.cache_key, results[i])
             if results[i].summary is not None and results[i].summary.module is not None:
                 modules[path] = results[i].summary.module
                 todo.append(path)

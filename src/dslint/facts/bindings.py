@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional, Union
 
 from ..sources.names import attribute_chain, canonical
-from .script import ScriptFacts, build_script_facts
+from .script import CallSite, ScriptFacts, build_script_facts
 
 Pos = tuple[int, int]
 
@@ -813,6 +813,19 @@ class SemanticModel:
                 stack.append(child)
         return sorted(out, key=_start)
 
+    def self_stores_of(self, binding: Binding) -> list[Binding]:
+        """The `self.x = name` bindings, in the methods of the class around `binding`'s function,
+        whose value is a use of this binding (`engine, ... = deepspeed.initialize(...)` then
+        `self.model = engine`): `uses_of` of each, kept to the loads that see that store, are
+        the loads of `self.x` that hold the binding's value."""
+        scope = binding.scope
+        cls = scope.parent if scope.kind == "function" else None
+        if cls is None or cls.kind != "class":
+            return []
+        uses = {id(use) for use in self.uses_of(binding)}
+        return [b for bindings in self._class_self_attrs(cls).values() for b in bindings
+                if id(_binding_value(b)) in uses]
+
     def calls_in(self, function_node: ast.AST) -> list[ast.Call]:
         """Calls in the code of this def/lambda/class/module, not in nested defs, lambdas or
         classes (their decorators and defaults count: they run here), in source order."""
@@ -1271,3 +1284,68 @@ def iter_scopes(model: SemanticModel) -> Iterator[Scope]:
         scope = stack.pop()._ensure()
         yield scope
         stack.extend(reversed(scope._children))
+
+
+# -- call aliases ------------------------------------------------------------------------------
+_PARTIALS = frozenset({"functools.partial"})
+
+
+@dataclass
+class PartialCallSite(CallSite):
+    """A call of a name bound to `functools.partial(f, *args, **kwargs)`, seen as a call of `f`:
+    `qualname`, `attr` and `receiver` are f's, `node` is the call as written (its position,
+    context and statement), and the arguments are the partial's followed by the call's own."""
+
+    bound: Optional[ast.Call] = None  # the functools.partial(...) call
+
+    def keyword(self, name: str) -> Optional[ast.expr]:
+        own = CallSite.keyword(self, name)
+        if own is not None or self.bound is None:
+            return own
+        return next((kw.value for kw in self.bound.keywords if kw.arg == name), None)
+
+    def argument(self, position: int, name: str) -> Optional[ast.expr]:
+        args = [*self.bound.args[1:], *self.node.args] if self.bound is not None else list(self.node.args)
+        if position is not None and len(args) > position and not any(isinstance(a, ast.Starred)
+                                                                     for a in args[: position + 1]):
+            return args[position]
+        return self.keyword(name)
+
+    @property
+    def has_star_kwargs(self) -> bool:
+        keywords = [*self.node.keywords, *(self.bound.keywords if self.bound is not None else ())]
+        return any(kw.arg is None for kw in keywords)
+
+
+def partial_calls(facts: ScriptFacts) -> list[CallSite]:
+    """The calls of names (or `self.x`) bound once to `functools.partial(f, ...)`, each as a call of
+    `f` (`save = partial(engine.save_checkpoint, "ckpt")`; `save(tag="x")` calls
+    `engine.save_checkpoint`). Empty, and cheap, in a module that never calls functools.partial."""
+    return facts.derived("partial_calls", _partial_calls)
+
+
+def _partial_calls(facts: ScriptFacts) -> list[CallSite]:
+    if not any(facts.calls_to(q) for q in _PARTIALS):
+        return []
+    model = semantic_model(facts)
+    found: list[CallSite] = []
+    for site in facts.calls:
+        func = site.node.func
+        if not isinstance(func, ast.Name) and not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                                                   and func.value.id == "self"):
+            continue
+        bound = model.assigned_value(func)
+        if not isinstance(bound, ast.Call) or not bound.args or isinstance(bound.args[0], ast.Starred) \
+                or model.resolve(bound.func) not in _PARTIALS:
+            continue
+        target = bound.args[0]
+        if isinstance(target, ast.Name):
+            attr, receiver = target.id, None
+        elif isinstance(target, ast.Attribute):
+            root, chain = attribute_chain(target)
+            attr = target.attr
+            receiver = ".".join((root.id, *chain[:-1])) if root is not None else None
+        else:
+            continue
+        found.append(PartialCallSite(site.node, site.ctx, model.resolve(target), attr, receiver, bound=bound))
+    return found

@@ -15,6 +15,7 @@ from typing import Optional
 
 from ..sources.names import dotted
 from .conditions import RankGate, rank_gate, rank_tests
+from .bindings import partial_calls
 from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
 
@@ -285,7 +286,7 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
     facts._collective_functions = {}  # type: ignore[attr-defined]
     finder = CollectiveFinder(facts)
     direct: list[tuple[ast.AST, Collective, Context]] = []  # (node, collective, its context)
-    for site in facts.calls:
+    for site in (*facts.calls, *partial_calls(facts)):  # `save = functools.partial(engine.save_checkpoint, d)`
         found = finder.classify(site)
         if found is not None:
             direct.append((site.node, found, site.ctx))

@@ -14,10 +14,10 @@ rule reports a dict config in the .py file at its key, as it reports a JSON conf
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from ..model import Span
+from ..model import Location, Span
 
 # A dict is a DeepSpeed config template only if it has one of these top-level keys (most dicts of a
 # program are not configs, and the summaries of every function are pickled and cached).
@@ -241,3 +241,115 @@ def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: 
         if found is not None:
             out[stmt.targets[0].id] = DictTemplate(with_overwritten(found.value, paths), found.spans, found.span)
     return out
+
+
+# -- a dict config as a config document ------------------------------------------------------------
+
+@dataclass
+class DictNode:
+    """A key of a dict config, shaped like sources.dsconfig.JsonNode: `span` and `pair_span` are both
+    `"key": value` (the template keeps no separate value span), `key_span` the quoted key."""
+
+    value: Any
+    span: Span
+    key_span: Optional[Span] = None
+    pair_span: Optional[Span] = None
+    children: dict = field(default_factory=dict)
+    kind: str = "value"
+
+
+def _key_span(key: str, pair: Span) -> Optional[Span]:
+    """The quoted key at the start of `"key": value`, when its length shows in the key itself (no
+    escapes, one line); else None (rules then point at the pair)."""
+    if not key.isascii() or not key.replace("_", "").replace("-", "").replace(".", "").isalnum():
+        return None
+    width = len(key) + 2
+    if pair.end_offset - pair.start_offset < width:
+        return None
+    return Span(pair.start, Location(pair.start.row, pair.start.column + width), pair.start_offset,
+                pair.start_offset + width)
+
+
+class DictDoc:
+    """A DeepSpeed config written as a Python dict, read as a config document (what config rules read:
+    `value`, `node(path)`, `walk()`, `strict`), reported in the .py file `path` at its keys.
+
+    Never strict: no JSON fix rewrites Python source. A NotLiteral leaf is a key whose value the files do
+    not show (`unknown(path)`): rules that need the value say nothing, the key still counts as present."""
+
+    strict = False
+    in_python = True
+    duplicate_keys: tuple = ()  # a repeated key in a dict literal: Python keeps the last, DeepSpeed sees one
+
+    def __init__(self, path: str, value: dict, key_spans: dict):
+        self.path, self.value = path, value
+        self.text = None
+        pairs = [span for key, span in key_spans.items() if len(key) == 1] or list(key_spans.values())
+        start, end = min(pairs, key=lambda s: s.start_offset), max(pairs, key=lambda s: s.end_offset)
+        whole = Span(start.start, end.end, start.start_offset, end.end_offset)
+        self.root = DictNode(value, whole, kind="object")
+        for key in sorted(key_spans, key=len):
+            parent = self.node(key[:-1])
+            holder = parent.value if parent is not None else None
+            if not isinstance(holder, dict) or key[-1] not in holder:
+                continue  # replaced by a NotLiteral (`cfg["zero_optimization"] = ...` later)
+            child_value = holder[key[-1]]
+            pair = key_spans[key]
+            parent.children[key[-1]] = DictNode(child_value, pair, _key_span(key[-1], pair), pair,
+                                                kind="object" if isinstance(child_value, dict) else "value")
+
+    def node(self, path: tuple) -> Optional[DictNode]:
+        node = self.root
+        for key in path:
+            node = node.children.get(key)
+            if node is None:
+                return None
+        return node
+
+    def walk(self):
+        """Yield (path, node) for every node, depth first."""
+        stack = [((), self.root)]
+        while stack:
+            path, node = stack.pop()
+            yield path, node
+            for key, child in reversed(list(node.children.items())):
+                stack.append((path + (key,), child))
+
+    def unknown(self, path: tuple) -> bool:
+        """Whether the value at `path`, or at a key above it, is one the files do not show."""
+        value = self.value
+        for key in path:
+            if isinstance(value, NotLiteral):
+                return True
+            if not isinstance(value, dict) or key not in value:
+                return False
+            value = value[key]
+        return isinstance(value, NotLiteral)
+
+    def has_unknown(self, path: tuple = ()) -> bool:
+        """Whether any value at or under `path` is not shown (a cross-key check there cannot be sure)."""
+        stack = [self.value]
+        for key in path:
+            stack = [stack[0].get(key)] if isinstance(stack[0], dict) else []
+        while stack:
+            value = stack.pop()
+            if isinstance(value, NotLiteral):
+                return True
+            if isinstance(value, dict):
+                stack.extend(value.values())
+        return False
+
+
+def dict_documents(setups) -> list:
+    """(DictDoc, [setups]) for every config written as a Python dict that `setups` link (with its key
+    spans), once per dict and value: a dict that several launches link is one document."""
+    found: dict = {}
+    for setup in setups:
+        cfg = setup.config
+        if cfg.path is not None or not cfg.key_spans or not cfg.key_path or not isinstance(cfg.value, dict):
+            continue
+        key = (cfg.key_path, min(s.start_offset for s in cfg.key_spans.values()), repr(cfg.value))
+        if key not in found:
+            found[key] = (DictDoc(cfg.key_path, cfg.value, cfg.key_spans), [])
+        found[key][1].append(setup)
+    return list(found.values())

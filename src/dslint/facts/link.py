@@ -97,6 +97,11 @@ class TrainingSetup:
     env_device_indexes: list = field(default_factory=list)
     # id(ClientOptimizer with a builder) -> the optimizer the builder's module constructs
     resolved: dict = field(default_factory=dict)
+    # The mp.spawn of a project function of another module that the script calls (`launch(train, 4)`):
+    # HelperSpawn, ...; the script's own are `facts.spawns`.
+    helper_spawns: list = field(default_factory=list)
+    # (Span of the call in the script, the name called) of the factory that returned `lightning`, if any
+    lightning_from: Optional[tuple] = None
 
     # -- derived views used by rules and by --show-setup ---------------------------------
     @property
@@ -106,10 +111,11 @@ class TrainingSetup:
             names.append("HF Trainer")
         if self.facts.accelerate:
             names.append("Accelerate")
-        if any(s.kind == "trainer" for s in self.facts.lightning):
-            names.append("Lightning Trainer")
-        if any(s.kind == "fabric" for s in self.facts.lightning):
-            names.append("Lightning Fabric")
+        sites = self.facts.lightning or ([self.lightning] if self.lightning is not None and self.lightning.path else [])
+        if any(s.kind == "trainer" for s in sites):
+            names.append("Lightning Trainer" + (f" (from {self.lightning.path})" if not self.facts.lightning else ""))
+        if any(s.kind == "fabric" for s in sites):
+            names.append("Lightning Fabric" + (f" (from {self.lightning.path})" if not self.facts.lightning else ""))
         if self.facts.deepspeed_inits:
             names.append("deepspeed.initialize")
         if self.lightning_cli is not None:
@@ -125,6 +131,13 @@ class TrainingSetup:
         if self.command is None or self.launch_path is None:
             return []
         return [(self.launch_path, self.command.span, note)]
+
+    def lightning_related(self) -> list:
+        """(path, span, note) for the script's call of the factory its Trainer comes from, if any."""
+        if self.lightning_from is None:
+            return []
+        span, local = self.lightning_from
+        return [(self.script_path, span, f"the Trainer comes from {local}()")]
 
     @property
     def client_optimizer(self) -> Optional[ClientOptimizer]:
@@ -149,6 +162,101 @@ class TrainingSetup:
 
 
 # -- paths -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class HelperSpawn:
+    """An mp.spawn/start_processes in a project function of another module that the script calls."""
+
+    span: Span  # the call of the helper in the script
+    what: str
+    nprocs: Optional[int]
+    conditional: bool  # the call, or the spawn inside the helper, may not run
+    local: str  # the helper as the script calls it (`launch`, `utils.launch`)
+    helper_path: str
+    helper_span: Span  # the spawn inside the helper
+
+
+def _offered(project: "Project", fact: str) -> frozenset:
+    """The names of the project functions (and classes, by their `__init__`) that state `fact` (`spawns`,
+    `returns_trainer`): found once per project, so that a setup looks up only the calls that may be one."""
+    memo = project.__dict__.setdefault("_offered", {})
+    if fact not in memo:
+        memo[fact] = frozenset(
+            [name for m in project.program.modules.values() for name, f in m.functions.items()
+             if getattr(f, fact) is not None] +
+            [name for m in project.program.modules.values() for name, c in m.classes.items()
+             if getattr(c.methods.get("__init__"), fact, None) is not None])
+    return memo[fact]
+
+
+def _may_offer(exports, local: str, offered: frozenset) -> bool:
+    """The called `local` may name one of the `offered` functions (through `from m import f as g`, too)."""
+    last = local.rsplit(".", 1)[-1]
+    return last in offered or (last == local and any(
+        bound == local and name in offered for ref in exports.imports for name, bound in ref.names))
+
+
+def _helper_spawns(project: "Project", setup: TrainingSetup) -> None:
+    from .program import norm_path
+
+    offered = _offered(project, "spawns")
+    if not offered:
+        return
+    program = project.program
+    exports = program.modules.get(norm_path(setup.script_path))
+    for local in exports.called if exports is not None else ():
+        found = program.function_called(setup.script_path, local) if _may_offer(exports, local, offered) else None
+        if found is None or found[1].spawns is None or local not in exports.called_at:
+            continue
+        symbol, function = found
+        what, span, nprocs, conditional = function.spawns
+        call, skipped = exports.called_at[local]
+        setup.helper_spawns.append(HelperSpawn(call, what, nprocs, conditional or skipped, local, symbol.path, span))
+
+
+def _factory_lightning(project: "Project", setup: TrainingSetup) -> Optional[LightningSite]:
+    """The Trainer/Fabric that a project function of another module builds and returns, when the script
+    calls exactly one such factory (`make_trainer().fit(model)`); keywords its caller may set are unknown."""
+    from .program import norm_path
+
+    offered = _offered(project, "returns_trainer")
+    if not offered:
+        return None
+    program = project.program
+    exports = program.modules.get(norm_path(setup.script_path))
+    made = {}
+    for local in exports.called if exports is not None else ():
+        found = program.function_called(setup.script_path, local) if _may_offer(exports, local, offered) else None
+        if found is not None and found[1].returns_trainer is not None:
+            made[(found[0].path, found[1].returns_trainer[1])] = (*found, local)
+    if len(made) != 1:
+        return None
+    symbol, function, local = next(iter(made.values()))
+    kind, span, chosen = function.returns_trainer
+    summary = project.scripts.get(symbol.path)
+    facts = summary.extra.get("setup") if summary is not None else None
+    site = next((s for s in getattr(facts, "lightning", ()) if s.kind == kind and s.span == span), None)
+    if site is None:
+        return None
+    changes: dict = {"path": symbol.path, "config": None}
+    if "**" in chosen or "devices" in chosen:
+        changes.update(devices=None, devices_options=())
+    if "**" in chosen or "num_nodes" in chosen:
+        changes["num_nodes"] = None
+    if "**" in chosen or "strategy" in chosen:
+        changes.update(strategy=None, strategy_class=None, strategy_kwargs=None, strategy_kwargs_complete=False)
+    if "**" in chosen or "plugins" in chosen:
+        changes["cluster_environment"] = "unknown"
+    if local in exports.called_at:
+        setup.lightning_from = (exports.called_at[local][0], local)
+    return dataclasses.replace(site, **changes)
+
+
+def lightning_path(setup: TrainingSetup) -> str:
+    """The module of the setup's Trainer/Fabric call (the script's, or the factory's that returns it)."""
+    site = setup.lightning
+    return site.path if site is not None and site.path else setup.script_path
+
 
 def _abs(project: "Project", display: str) -> Path:
     # Memoised per project: each `resolve()` is a handful of syscalls.
@@ -329,15 +437,32 @@ def link_setups(project: "Project", settings: Optional["Settings"] = None) -> li
             started.add(found.found)
             setup = _build(project, settings, found.found, launch_path, command)
             setups.append(setup)
+    unlaunched = []
     for script, summary in project.scripts.items():
         if script in started:
             continue
         facts = summary.extra.get("setup")
         if isinstance(facts, ScriptSetupFacts) and (facts.uses_deepspeed or facts.lightning or facts.spawns):
-            setups.append(_build(project, settings, script, None, None))
+            unlaunched.append(_build(project, settings, script, None, None))
+    setups += _without_taken_factories(setups + unlaunched, unlaunched)
     project._setups = setups  # type: ignore[attr-defined]
     project._unlinked = unlinked  # type: ignore[attr-defined]
     return setups
+
+
+def _without_taken_factories(every: list, unlaunched: list) -> list:
+    """The unlaunched setups, less those of a module whose only part in training is the Trainer a factory
+    function of it returns to another setup (`factory.py` of `make_trainer().fit(...)` in train.py):
+    that Trainer is the other setup's, and its findings would come twice."""
+    from .program import norm_path
+
+    taken = {(norm_path(s.lightning.path), s.lightning.span) for s in every if s.lightning is not None
+             and s.lightning.path}
+    if not taken:
+        return unlaunched
+    return [s for s in unlaunched if s.facts.uses_deepspeed or s.facts.spawns or s.helper_spawns
+            or (s.summary.module is not None and s.summary.module.main_guard)
+            or not all((norm_path(s.script_path), site.span) in taken for site in s.facts.lightning)]
 
 
 def launched_script_paths(project: "Project") -> set:
@@ -354,6 +479,8 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     setup = TrainingSetup(script_path=script, summary=summary, facts=facts, launch_path=launch_path, command=command)
     setup.lightning = next((s for s in facts.lightning if s.kind == "trainer"), None) or \
         next((s for s in facts.lightning if s.kind == "fabric"), None)
+    if setup.lightning is None and summary.module is not None and summary.module.called:
+        setup.lightning = _factory_lightning(project, setup)
     if setup.lightning is not None and setup.lightning.devices_options:
         given = _option_value(_script_args(command), setup.lightning.devices_options)
         devices = (int(given[0]) if given[0].isdigit() else None) if given else setup.lightning.devices
@@ -363,6 +490,8 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
         setup.notes["accelerate_config"] = setup.accelerate.unknown
     if setup.lightning is None and command is not None:
         _lightning_cli(project, setup)
+    if summary.module is not None and summary.module.called:
+        _helper_spawns(project, setup)
     _processes(setup, settings)
     launch = project.launches.get(launch_path) if launch_path is not None else None
     _slurm_tasks(setup, getattr(launch, "sbatch", None))
@@ -526,7 +655,7 @@ def _processes(setup: TrainingSetup, settings) -> None:
             framework_spawns = devices is not None and devices > 1
         elif joins is False and devices is not None and devices > 1:
             framework_spawns = True
-    for spawn in facts.spawns:
+    for spawn in [*facts.spawns, *setup.helper_spawns]:
         framework_spawns = True
         if setup.spawner_kind is None and spawn.nprocs is not None and setup.procs_per_node is None:
             setup.procs_per_node = spawn.nprocs
@@ -757,13 +886,13 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             if built is not None:
                 link.value, link.from_strategy = built, f"strategy={site.strategy!r}"
                 link.how = f"Lightning builds it from strategy={site.strategy!r}"
-                link.ref_span, link.ref_path = site.strategy_span, setup.script_path
+                link.ref_span, link.ref_path = site.strategy_span, lightning_path(setup)
                 link.consumer = "fabric" if site.kind == "fabric" else "lightning"
         elif site.strategy_kwargs is not None and site.config is None and site.strategy_kwargs_complete:
             link.value = pl_table.deepspeed_default_config(**site.strategy_kwargs)
             link.from_strategy = "DeepSpeedStrategy(...)"
             link.how = "Lightning builds it from DeepSpeedStrategy(...)"
-            link.ref_span, link.ref_path = site.strategy_span, setup.script_path
+            link.ref_span, link.ref_path = site.strategy_span, lightning_path(setup)
             link.consumer = "lightning" if site.kind == "trainer" else "fabric"
     setup.config = link
 
@@ -902,7 +1031,7 @@ def built_config_where(setup: TrainingSetup, setting: str) -> Optional[tuple[str
             found = setup.lightning_cli.where("strategy", "init_args", name) or setup.lightning_cli.where("strategy")
             return (found[0], found[1], name) if found else None
         span = setup.lightning.strategy_span
-        return (setup.script_path, span, name) if span is not None else None
+        return (lightning_path(setup), span, name) if span is not None else None
     accelerate = setup.accelerate
     if cfg.consumer == "accelerate" and accelerate is not None and _accelerate_builds_config(setup):
         name = _ACCELERATE_FIELDS[setting]
@@ -996,7 +1125,7 @@ def lightning_position(setup: TrainingSetup, *keys: str) -> tuple[str, Span]:
     LightningCLI YAML (or launch option) that gives it, else the Trainer/Fabric call in the script."""
     cli = setup.lightning_cli
     if cli is None:
-        return setup.script_path, setup.lightning.span
+        return lightning_path(setup), setup.lightning.span
     for key in keys:
         found = cli.where(key)
         if found is not None:

@@ -5,7 +5,8 @@ the project phase (`program.py`) links them. A summary states what a function or
 with its arguments, never what its callers pass: that is the caller's summary (`ProjectCall`).
 
 - `ImportRef`: an import, kept raw (module, level, names); `program.py` resolves it to a file.
-- `FunctionSummary`: selects the device; returns a DataLoader and where its sampler comes from;
+- `FunctionSummary`: selects the device; spawns processes; starts the process group; returns a
+  DataLoader and where its sampler comes from, or a Lightning Trainer/Fabric;
   iterates a parameter inside an epoch loop; calls `set_epoch`; reaches a collective on every
   rank that calls it; reads a parameter's `.module.state_dict()` outside a gather.
 - `ClassSummary`: field defaults (dataclasses, class attributes) and, for trainer-like classes,
@@ -23,8 +24,8 @@ from typing import Optional
 from ..sources.names import dotted
 from .collectives import collective_functions
 from .config_dicts import DictTemplate, config_dict_names, module_constants, returned_template
-from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, selects_device
-from .distributed import distributed_facts
+from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_touch, selects_device
+from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
 from .program_effects import function_effects
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from .zero3_reads import module_reads
@@ -41,6 +42,9 @@ class ImportRef:
     names: tuple  # ((name, local name), ...) of a from-import; () for `import a.b`
     local: Optional[str]  # the name `import a.b as c` binds (c), or a for `import a.b`
     row: int
+    # runs whenever the module is imported: at module level (or in a class body), under no `if`
+    # (`if TYPE_CHECKING:`, `if __name__ == "__main__":` ...), not inside a function
+    at_import: bool = False
 
 
 @dataclass
@@ -57,6 +61,11 @@ class FunctionSummary:
     multiprocess: Optional[tuple] = None
     set_device_row: int = 0
     sets_num_threads: bool = False
+    spawns: Optional[tuple] = None  # (what, Span, nprocs or None, conditional) of an mp.spawn it reaches
+    starts_group: Optional[tuple] = None  # (backend, Span) of an init_process_group without device_id it reaches
+    # (kind "trainer" | "fabric", Span of the constructor, keywords whose value a caller may choose: those
+    # that read a parameter, "**" for **kwargs) of a Lightning Trainer/Fabric it builds and returns
+    returns_trainer: Optional[tuple] = None
     # a returned DataLoader's sampler: "none", "distributed-shuffle", "distributed" (not shuffling),
     # "param:<p>", "iterable" (its dataset shards itself), "unknown"
     loader_sampler: Optional[str] = None
@@ -138,13 +147,15 @@ class ProjectCall:
 def imports_of(facts: ScriptFacts) -> list[ImportRef]:
     """Every import statement of the module (functions' own imports included), in source order."""
     refs = []
-    for node, _ in sorted(facts.of_type(ast.Import) + facts.of_type(ast.ImportFrom), key=lambda e: e[0].lineno):
+    for node, ctx in sorted(facts.of_type(ast.Import) + facts.of_type(ast.ImportFrom), key=lambda e: e[0].lineno):
+        at_import = ctx.at_import_time and not ctx.guards
         if isinstance(node, ast.Import):
             for alias in node.names:
-                refs.append(ImportRef(alias.name, 0, (), alias.asname or alias.name.split(".")[0], node.lineno))
+                refs.append(ImportRef(alias.name, 0, (), alias.asname or alias.name.split(".")[0], node.lineno,
+                                      at_import))
         else:
             names = tuple((a.name, a.asname or a.name) for a in node.names if a.name != "*")
-            refs.append(ImportRef(node.module or "", node.level or 0, names, None, node.lineno))
+            refs.append(ImportRef(node.module or "", node.level or 0, names, None, node.lineno, at_import))
     return refs
 
 
@@ -323,6 +334,13 @@ class _Summariser:
             if isinstance(value, ast.Call) and _is_torch_optimizer(self.model.resolve(value.func)):
                 summary.returns_optimizer = (self.model.resolve(value.func), self.facts.lines.span_of_node(value),
                                              tuple(k.arg for k in value.keywords if k.arg))
+        trainers = [site for site in calls if site.qualname in _LIGHTNING]
+        for ret in returns if trainers else ():
+            value = self.model.value_of(ret.value)
+            kind = _LIGHTNING.get(self.model.resolve(value.func)) if isinstance(value, ast.Call) else None
+            if kind is not None:
+                summary.returns_trainer = (kind, self.facts.lines.span_of_node(value),
+                                           _chosen_by_caller(self.model, node, value))
         summary.returns_config = returned_template(returns, self.model, self.facts.lines, _literal_or_marker, NO_VALUE,
                                                    self.facts.derived("config_dict_names", config_dict_names))
         summary.iterated, summary.epoch_iterated = tuple(iterated), tuple(epoch_iterated)
@@ -332,6 +350,7 @@ class _Summariser:
             summary.selects_device = summary.selects_device or effects.selects_device
             summary.multiprocess, summary.set_device_row = effects.multiprocess, effects.set_device_row
             summary.sets_num_threads = effects.sets_num_threads
+            summary.spawns, summary.starts_group = effects.spawns, effects.starts_group
         return summary
 
     def klass(self, node: ast.ClassDef) -> ClassSummary:
@@ -366,6 +385,25 @@ class _Summariser:
         value = self.model.value_of(expr)
         name = self.model.resolve(value.func) if isinstance(value, ast.Call) else None
         return "DDP" if name == DDP else "FSDP" if name in FSDP else None
+
+
+_LIGHTNING = {**{name: "trainer" for name in LIGHTNING_TRAINERS}, **{name: "fabric" for name in FABRIC}}
+
+
+def _chosen_by_caller(model, function: ast.AST, call: ast.Call) -> tuple:
+    """The keywords of `call` whose value reads a parameter of `function` (through a name bound to
+    one, too), and "**" when it passes **kwargs: what a caller of the factory may set."""
+    params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
+    params |= {a.arg for a in (function.args.vararg, function.args.kwarg) if a is not None}
+    out = []
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            out.append("**")
+            continue
+        values = [keyword.value, model.value_of(keyword.value)]
+        if any(isinstance(n, ast.Name) and n.id in params for v in values if v is not None for n in ast.walk(v)):
+            out.append(keyword.arg)
+    return tuple(out)
 
 
 def _distributed_kind(sampler: ast.Call) -> str:
@@ -511,6 +549,12 @@ class ModuleExports:
     model_parallel: Optional[str] = None
     config_constants: dict = field(default_factory=dict)  # NAME -> DictTemplate of a DeepSpeed config dict (config_dicts.py)
     multiprocess: Optional[tuple] = None  # (what, Span) of the module's first evidence of several processes
+    # (row, what) of the first CUDA context its import creates (module-level code under no `if` but a
+    # CUDA-availability test, outside `__main__`): importing it touches the current GPU
+    import_time_cuda: Optional[tuple] = None
+    # local name of an imported callable -> (Span of its first call that always runs, or of its first
+    # call; whether every call may be skipped: under an `if`, after a guarded return)
+    called_at: dict = field(default_factory=dict)
 
 
 def summarise_module(facts: ScriptFacts) -> ModuleExports:
@@ -526,6 +570,8 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     imported = {ref.local for ref in exports.imports if ref.local} | {
         local for ref in exports.imports for _, local in ref.names}
     exports.called, exports.calls = project_calls(facts, imported, summariser)
+    exports.called_at = _called_at(facts, imported, set(exports.called))
+    exports.import_time_cuda = import_time_cuda(facts)
     exports.selects_device = any(f.selects_device for f in exports.functions.values()) or any(
         m.selects_device for c in exports.classes.values() for m in c.methods.values()) or any(
         selects_device(site) for site in facts.calls if site.ctx.function is None)
@@ -549,12 +595,40 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     return exports
 
 
+def _called_at(facts: ScriptFacts, imported: set, called: set) -> dict:
+    """ModuleExports.called_at, for the project names a module calls."""
+    from .program_effects import may_not_run
+
+    out: dict = {}
+    for site in facts.calls:
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        if head not in imported or _library_call(facts, head):
+            continue  # (a library's function never reaches the program's summaries)
+        local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+        if local not in called:
+            continue
+        found = out.get(local)
+        skipped = may_not_run(facts, site)
+        if found is None or (found[1] and not skipped):
+            out[local] = (facts.lines.span_of_node(site.node), skipped)
+    return out
+
+
+def import_time_cuda(facts: ScriptFacts) -> Optional[tuple]:
+    """(row, what) of the first call at import time that creates a CUDA context (see ModuleExports)."""
+    found = [(site.node.lineno, site.node.col_offset, why) for site in facts.calls if site.ctx.at_import_time
+             and not any("is_available" not in ast.unparse(g.test) for g, _ in site.ctx.guards)
+             and (why := cuda_touch(site, facts))]
+    return min(found)[::2] if found else None
+
+
 def _says_something(function: FunctionSummary) -> bool:
     return bool(function.selects_device or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
                 or function.collective or function.unsharded_reads
                 or function.returns_optimizer or function.returns_config or function.multiprocess
-                or function.set_device_row or function.sets_num_threads)
+                or function.set_device_row or function.sets_num_threads or function.spawns
+                or function.starts_group or function.returns_trainer)
 
 
 def _is_torch_optimizer(qualname: Optional[str]) -> bool:

@@ -236,19 +236,20 @@ class ProgramIndex:
             return None, None
         return symbol.klass.field_defaults.get(field), symbol
 
-    def referenced_elsewhere(self, path: str, name: str, depth: int = 0) -> bool:
+    def referenced_elsewhere(self, path: str, name: str, depth: int = 0, among: Optional[frozenset] = None) -> bool:
         """Does another module import `name` from `path` (directly, or through a package that
         re-exports it), or call it through the module (`utils.load(...)`)? A package's
-        `__init__.py` that only re-exports it counts when something uses it from the package."""
+        `__init__.py` that only re-exports it counts when something uses it from the package.
+        `among`: only those modules count (a program's)."""
         target = norm_path(path)
         for other, exports in self.modules.items():
-            if other == target:
+            if other == target or (among is not None and other not in among):
                 continue
             for ref in exports.imports:
                 if any(imported == name for imported, _ in ref.names) and \
                         self._exports_from(self.module_file(other, ref.module, ref.level), name, target):
                     if posixpath.basename(other) == "__init__.py" and depth < 3 and \
-                            not self.referenced_elsewhere(other, name, depth + 1):
+                            not self.referenced_elsewhere(other, name, depth + 1, among):
                         continue  # re-exported, and used by no one
                     return True
             for local in exports.called:
@@ -256,6 +257,36 @@ class ProgramIndex:
                 if last == name and head and self._module_of(other, head) == target:
                     return True
         return False
+
+    def program_calls(self, entry: str, path: str, name: str, owner: Optional[str] = None) -> bool:
+        """Does a module of the program `entry`, other than `path`, call `name` of `path`: a
+        module-level function (imported, or through its module), or with `owner` (the class whose
+        classmethod or staticmethod it is) `name(...)` on a class it imports from the project
+        (`Owner.name`, or a subclass's: `BertModel.from_pretrained` runs the base's)? A subclass
+        summary may be dropped (it says nothing), so any project class counts. A call through an
+        instance is not seen: the caller asks only about methods that one would not take."""
+        modules = self.closure(norm_path(entry))
+        if owner is None:
+            return self.referenced_elsewhere(path, name, among=modules)
+        target = norm_path(path)
+        for other in modules:
+            exports = self.modules.get(other)
+            if other == target or exports is None:
+                continue
+            for local in exports.called:
+                head, _, last = local.rpartition(".")
+                if last == name and head and self._from_project(other, head):
+                    return True
+        return False
+
+    def _from_project(self, importer: str, local: str) -> bool:
+        """Is the (dotted) local name of `importer` something a project module defines (imported
+        from one, or reached through one: `models.Net`)?"""
+        head = local.rpartition(".")[0]
+        if head:
+            return self._module_of(importer, head) is not None
+        return any(bound == local and self.module_file(importer, ref.module, ref.level) is not None
+                   for ref in self.modules[importer].imports for _, bound in ref.names)
 
     def _exports_from(self, module: Optional[str], name: str, target: str, depth: int = 0) -> bool:
         """Is `name`, imported from `module`, the one defined in `target` (maybe re-exported)?"""

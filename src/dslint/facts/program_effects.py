@@ -1,5 +1,6 @@
 """What a function does that the program around it asks about: it starts or joins a world of several
-processes, it selects the process's GPU, it sets torch's thread count.
+processes, it spawns processes itself (`mp.spawn`), it starts the process group, it selects the
+process's GPU, it sets torch's thread count.
 
 Computed in the per-file phase for every function and method of a module, and carried through the
 module's own calls (`main()` calling `_init_dist()` of the same module does what `_init_dist()`
@@ -18,6 +19,8 @@ from .distributed import evidence_by_function
 from .script import CallSite, ScriptFacts, literal
 
 SET_NUM_THREADS = "torch.set_num_threads"
+INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
+SPAWNS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
 
 
 @dataclass
@@ -26,15 +29,28 @@ class Effects:
     set_device_row: int = 0  # row of a set_device(<not a literal>) it reaches; 0: none
     selects_device: bool = False  # any call that selects the GPU (set_device, a framework that does)
     sets_num_threads: bool = False
+    # (what, Span, nprocs or None, conditional) of an mp.spawn/start_processes it reaches; conditional
+    # when the spawn (or a call on the way to it) may not run: under an `if`, or after a guarded return
+    spawns: Optional[tuple] = None
+    # (backend, Span) of an init_process_group it reaches that gives no device_id (nor **kwargs) and is
+    # not a world of one: backend "nccl", "default" (none given: NCCL for CUDA tensors) or "other"
+    starts_group: Optional[tuple] = None
 
-    def merge(self, other: "Effects") -> bool:
-        """Take what a callee does; True when something changed."""
-        before = (self.multiprocess, self.set_device_row, self.selects_device, self.sets_num_threads)
+    def _state(self) -> tuple:
+        return (self.multiprocess, self.set_device_row, self.selects_device, self.sets_num_threads, self.spawns,
+                self.starts_group)
+
+    def merge(self, other: "Effects", conditional: bool = False) -> bool:
+        """Take what a callee does (`conditional`: the call may not run); True when something changed."""
+        before = self._state()
         self.multiprocess = self.multiprocess or other.multiprocess
         self.set_device_row = self.set_device_row or other.set_device_row
         self.selects_device = self.selects_device or other.selects_device
         self.sets_num_threads = self.sets_num_threads or other.sets_num_threads
-        return before != (self.multiprocess, self.set_device_row, self.selects_device, self.sets_num_threads)
+        if self.spawns is None and other.spawns is not None:
+            self.spawns = other.spawns[:3] + (other.spawns[3] or conditional,)
+        self.starts_group = self.starts_group or other.starts_group
+        return before != self._state()
 
 
 def local_callee(facts: ScriptFacts, site: CallSite) -> Optional[ast.AST]:
@@ -80,9 +96,19 @@ def _build(facts: ScriptFacts) -> dict:
                 of(function).set_device_row = of(function).set_device_row or site.node.lineno
         if site.qualname == SET_NUM_THREADS:
             of(function).sets_num_threads = True
+        if site.qualname in SPAWNS and of(function).spawns is None:
+            nprocs = literal(site.argument(2, "nprocs")) if site.argument(2, "nprocs") is not None else None
+            of(function).spawns = (site.qualname, facts.lines.span_of_node(site.node),
+                                   nprocs if isinstance(nprocs, int) and not isinstance(nprocs, bool) else None,
+                                   may_not_run(facts, site))
+        if site.qualname == INIT_PROCESS_GROUP and of(function).starts_group is None \
+                and not _pins_visible_devices(facts):
+            backend = group_backend(site)
+            if backend is not None:
+                of(function).starts_group = (backend, facts.lines.span_of_node(site.node))
         callee = local_callee(facts, site)
         if callee is not None and callee is not function:
-            callees.setdefault(id(function), (function, []))[1].append(callee)
+            callees.setdefault(id(function), (function, []))[1].append((callee, site))
     functions = {id(f) for f in facts.functions.values()}
     for key, evidence in evidence_by_function(facts).items():
         if key in functions:
@@ -90,9 +116,12 @@ def _build(facts: ScriptFacts) -> dict:
     for _ in range(8):  # helpers of helpers; a call chain in one module is short
         changed = False
         for function, called in callees.values():
-            for callee in called:
+            for callee, site in called:
                 found = effects.get(id(callee))
-                if found is not None and of(function).merge(found):
+                if found is None:
+                    continue
+                conditional = found.spawns is not None and of(function).spawns is None and may_not_run(facts, site)
+                if of(function).merge(found, conditional):
                     changed = True
         if not changed:
             break
@@ -101,6 +130,54 @@ def _build(facts: ScriptFacts) -> dict:
 
 def _not_a_literal(arg: Optional[ast.AST]) -> bool:
     return arg is not None and literal(arg) is None
+
+
+def _pins_visible_devices(facts: ScriptFacts) -> bool:
+    """The module writes CUDA_VISIBLE_DEVICES (each process may then see only its own GPU)."""
+    from .bindings import semantic_model
+    from .values import env_writes
+
+    return facts.derived("pins_visible_devices", lambda f: bool(env_writes(semantic_model(f), "CUDA_VISIBLE_DEVICES")))
+
+
+def may_not_run(facts: ScriptFacts, site: CallSite) -> bool:
+    """The call may be skipped when its function runs: under an `if` other than `__name__ == "__main__"`,
+    or after an `if ...: return` of the same function (`if "LOCAL_RANK" in os.environ: return fn(...)`)."""
+    if site.ctx.guards:
+        tests = facts.derived("guard_is_main", lambda f: {})  # id(If) -> whether it tests `__name__ == "__main__"`
+        for guard, _ in site.ctx.guards:
+            if id(guard) not in tests:
+                tests[id(guard)] = "__main__" in ast.unparse(guard.test)
+            if not tests[id(guard)]:
+                return True
+    function = site.ctx.function
+    if function is None or isinstance(function, ast.Lambda):
+        return False
+    exits = facts.derived("guarded_exits", lambda f: {})  # id(function) -> row of its first block that may return
+    if id(function) not in exits:
+        exits[id(function)] = next((stmt.lineno for stmt in function.body
+                                    if isinstance(stmt, (ast.If, ast.Try, ast.With))
+                                    and any(isinstance(n, (ast.Return, ast.Raise)) for n in ast.walk(stmt))), None)
+    row = exits[id(function)]
+    return row is not None and row < site.node.lineno
+
+
+def group_backend(site: CallSite) -> Optional[str]:
+    """What an init_process_group(...) call starts, for a rule about the GPU it leaves unselected: "nccl",
+    "default" (no backend: NCCL for CUDA tensors), "other" (a literal without nccl, or a variable); None
+    when it names its device (device_id), passes **kwargs, or is a world of one."""
+    if site.keyword("device_id") is not None or any(k.arg is None for k in site.node.keywords) \
+            or literal(site.keyword("world_size")) == 1:
+        return None
+    backend = site.argument(0, "backend")
+    if backend is None:
+        return "default"
+    value = literal(backend)
+    if isinstance(value, str):
+        return "nccl" if "nccl" in value.lower() else "other"
+    if isinstance(backend, ast.IfExp) and "nccl" in ast.unparse(backend):
+        return "nccl"
+    return "other"
 
 
 @dataclass(frozen=True)
@@ -143,7 +220,7 @@ def _selections(facts: ScriptFacts) -> dict:
                 found = DeviceSelection(site, "local", dotted(site.node.func) or site.attr, done.set_device_row)
             elif done is not None and done.selects_device:
                 found = DeviceSelection(site, "framework", dotted(site.node.func) or site.attr)
-            elif callee is None and _project_call(facts, site):
+            elif callee is None and project_call(facts, site):
                 found = DeviceSelection(site, "imported", f"{site.receiver}.{site.attr}" if site.receiver else site.attr)
         if found is not None:
             out.setdefault(key, []).append(found)
@@ -152,7 +229,7 @@ def _selections(facts: ScriptFacts) -> dict:
     return out
 
 
-def _project_call(facts: ScriptFacts, site: CallSite) -> bool:
+def project_call(facts: ScriptFacts, site: CallSite) -> bool:
     """A call of a name an import binds, not rooted in the standard library or a known framework
     (`from dist_utils import setup; setup()`, `utils.init()`): maybe a project function."""
     import sys
@@ -169,3 +246,63 @@ def _project_call(facts: ScriptFacts, site: CallSite) -> bool:
         return True
     root = names[head].lstrip(".").split(".", 1)[0]
     return root not in LIBRARIES and root not in sys.stdlib_module_names
+
+
+def imports_at_load(facts: ScriptFacts) -> list:
+    """(statement, module, level, names) of each import that runs whenever the module is loaded (module
+    level, under no `if`) and may name a project module (relative, or rooted outside the standard
+    library and the known frameworks)."""
+    import sys
+
+    from .module_summary import LIBRARIES
+
+    out = []
+    for node, ctx in facts.of_type(ast.Import) + facts.of_type(ast.ImportFrom):
+        if not ctx.at_import_time or ctx.guards:
+            continue
+        if isinstance(node, ast.Import):
+            modules = [(alias.name, 0, ()) for alias in node.names]
+        else:
+            modules = [(node.module or "", node.level or 0, tuple(a.name for a in node.names if a.name != "*"))]
+        for module, level, names in modules:
+            root = module.split(".", 1)[0]
+            if level or (root and root not in LIBRARIES and root not in sys.stdlib_module_names):
+                out.append((node, module, level, names))
+    out.sort(key=lambda e: (e[0].lineno, e[0].col_offset))
+    return out
+
+
+def import_touches_cuda(program, importer: str, module: str, level: int, names: tuple) -> Optional[tuple]:
+    """(display path, row, what) of the CUDA context that importing `module` (or `from module import
+    names`, which may be submodules) from `importer` creates at import time: in that module, or in a
+    project module it imports at its own top level (and so on); None when no project module does."""
+    for target in _import_targets(program, importer, module, level, names):
+        found = _loads_cuda(program, target)
+        if found is not None:
+            return found
+    return None
+
+
+def _import_targets(program, importer: str, module: str, level: int, names: tuple) -> list:
+    targets = [program.module_file(importer, module, level)] if module or level else []
+    targets += [program.module_file(importer, f"{module}.{name}" if module else name, level) for name in names]
+    return list(dict.fromkeys(t for t in targets if t is not None))
+
+
+def _loads_cuda(program, target: str) -> Optional[tuple]:
+    """What `import_touches_cuda` finds for one module, once per module of the program."""
+    memo = program.__dict__.setdefault("_loads_cuda", {})
+    if target in memo:
+        return memo[target]
+    memo[target] = None  # (an import cycle: nothing more on this path)
+    exports = program.modules.get(target)
+    found = None
+    if exports is not None and exports.import_time_cuda is not None:
+        row, what = exports.import_time_cuda
+        found = program.display.get(target, target), row, what
+    for ref in exports.imports if exports is not None and found is None else ():
+        if ref.at_import:
+            for inner in _import_targets(program, target, ref.module, ref.level, tuple(n for n, _ in ref.names)):
+                found = found or _loads_cuda(program, inner)
+    memo[target] = found
+    return found

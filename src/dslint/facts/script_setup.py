@@ -114,6 +114,9 @@ class LightningSite:
     # `devices=args.gpus`: the command-line options that set it; `devices` then holds their default,
     # which the linker replaces by the value a launch line passes.
     devices_options: tuple = ()
+    # The module the call is in when it is not the script's: a factory function of another module
+    # that builds and returns the Trainer (`make_trainer().fit(...)`); the linker sets it.
+    path: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -785,7 +788,7 @@ class _Extractor:
                 if isinstance(target, ast.Subscript) and dotted(target.value) in ("os.environ", "environ"):
                     key = _literal(target.slice)
                     if isinstance(key, str):
-                        value = _literal(node.value)
+                        value = self.known(node.value)  # `str(PORT)`, an f-string of module constants
                         literal = str(value) if isinstance(value, (str, int)) else None
                         self.out.env_sets[key] = (literal, self.span(node))
                         ctx = self.f.context_of(node)

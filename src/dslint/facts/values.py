@@ -12,12 +12,13 @@ from typing import Any, Optional
 
 from ..sources.names import dotted, root_name
 from .bindings import Binding, SemanticModel
+from .objects import arguments_for
 from .script import literal
 
 __all__ = [
     "UNKNOWN", "EnvAccess", "literal", "constant", "env_accesses", "env_read_key", "env_reads", "env_writes", "argparse_defaults",
     "argparse_source", "class_field_default", "is_rank_expression", "TracedValue", "traced_constant",
-    "option_on_command_line", "launches_may_pass",
+    "option_on_command_line", "launches_may_pass", "constructor_fields", "imported_constructor_fields",
 ]
 
 
@@ -908,6 +909,73 @@ def _own_field(model: SemanticModel, cls: ast.ClassDef, name: str) -> Any:
             return None
         return default
     return found
+
+
+def constructor_fields(model: SemanticModel, expr: ast.AST) -> list[ast.expr]:
+    """What `x.field` holds where `x` was built by a dataclass of this module, `x = State(model=ddp)`
+    (`ddp`; a field left out gives its default); for a parameter `x`, one expression per call of its
+    def, each of which must pass such an object. Empty when any value of `x` is something else,
+    when `**kwargs` may set the field, or when the field may be assigned after construction."""
+    held: list[ast.expr] = []
+    for call in _constructions(model, expr):
+        value = _constructor_argument(model, call, expr.attr)
+        if value is None:
+            return []
+        held.append(value)
+    return held
+
+
+def imported_constructor_fields(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, list[ast.expr]]]:
+    """`constructor_fields` for a class imported from another module (`from state import State`):
+    (the class's local name, what each construction passes for the field by keyword). Whether the
+    class is a dataclass, whose `x.field` is then that value, is for the project phase to tell."""
+    name, held = None, []
+    for call in _constructions(model, expr):
+        callee = dotted(call.func) if isinstance(call, ast.Call) else None
+        root = model.binding_of(call.func) if isinstance(call.func, ast.Name) else None
+        if callee is None or (name is not None and callee != name) or root is None \
+                or root.kind not in ("import", "from-import"):
+            return None
+        given = next((k.value for k in call.keywords if k.arg == expr.attr), None)
+        if given is None or any(k.arg is None for k in call.keywords):
+            return None
+        name = callee
+        held.append(given)
+    return (name, held) if name is not None else None
+
+
+def _constructions(model: SemanticModel, expr: ast.AST) -> list[ast.expr]:
+    """The expressions that built the object `x` of `x.field`: its value, or for a parameter what
+    each call of its def passes; empty when the field may be assigned after construction."""
+    if not isinstance(expr, ast.Attribute):
+        return []
+    if any(not (isinstance(store.value, ast.Name) and store.value.id == "self") for store in model.attribute_stores(expr.attr)):
+        return []  # `state.model = other` somewhere: through another name, perhaps
+    receiver = model.value_of(expr.value)
+    binding = model.binding_of(receiver) if isinstance(receiver, ast.Name) else None
+    if binding is not None and binding.kind == "parameter":
+        return [model.value_of(given) for _, given in arguments_for(model, binding.scope.node, binding.name)]
+    return [receiver]
+
+
+def _constructor_argument(model: SemanticModel, call: ast.expr, field: str) -> Optional[ast.expr]:
+    if not isinstance(call, ast.Call):
+        return None
+    cls = _module_class(model, call.func)
+    if cls is None or not _is_dataclass(model, cls) or _set_in_methods(model, cls, field):
+        return None
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return None  # `State(**parts)`
+        if keyword.arg == field:
+            return keyword.value
+    if call.args:
+        fields = _dataclass_fields(model, cls)
+        if fields is None or field not in fields or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        if fields.index(field) < len(call.args):
+            return call.args[fields.index(field)]
+    return class_field_default(model, cls.name, field)
 
 
 # -- ranks --------------------------------------------------------------------------------------

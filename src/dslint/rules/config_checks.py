@@ -146,6 +146,8 @@ def nvme_offload_without_path(ctx: ConfigContext) -> Iterator[Report]:
     if read is None or read.zero_stage != 3:
         return
     for key, block in (("offload_param", read.offload_param), ("offload_optimizer", read.offload_optimizer)):
+        if getattr(ctx.doc, "in_python", False) and ctx.doc.has_unknown(("zero_optimization", key)):
+            continue  # `"nvme_path": args.nvme` in a dict config: set, to a value the files do not show
         if block is not None and block.device == "nvme" and not block.nvme_path:
             node = _nearest_node(ctx.doc, ("zero_optimization", key, "device"))
             yield Report(node.span,

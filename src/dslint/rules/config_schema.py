@@ -61,7 +61,23 @@ def problems(doc: JsonDoc, settings, filler) -> list[ConfigProblem]:
             cache[key] = validate_config(doc.value, version=key[0], hf_auto=filler or False, suggest=key[2])
         except Exception:  # the schema must never take a check down; it reports nothing then
             cache[key] = []
+        if getattr(doc, "in_python", False):
+            cache[key] = [p for p in cache[key] if _shown_in_dict(doc, p)]
     return cache[key]
+
+
+_KEY_KINDS = (UNKNOWN_KEY, MISPLACED_KEY, REMOVED_KEY, DEPRECATED_KEY)
+
+
+def _shown_in_dict(doc, problem: ConfigProblem) -> bool:
+    """Whether a dict config shows what the problem is about: a key problem needs the key, a value problem
+    a shown value and no unknown value in its section (the schema's cross-key checks read the others)."""
+    if problem.kind in _KEY_KINDS:
+        # (a key with no node is one the script assigns later, somewhere else: not this dict's to report)
+        return not doc.unknown(problem.path[:-1]) and doc.node(problem.path) is not None
+    if doc.unknown(problem.path):
+        return False
+    return not doc.has_unknown(problem.path[:1])
 
 
 def span_of(doc: JsonDoc, problem: ConfigProblem) -> Span:
@@ -221,6 +237,31 @@ def auto_value_not_filled(ctx: SetupContext) -> Iterator[Report]:
                 message = message.replace(NOBODY_FILLS, f"{short(', '.join(sorted(users)), 24)} reads this config and "
                                           "fills no 'auto'", 1)
             yield Report(span_of(doc, problem), message, path=path)
+    yield from _auto_in_dict_configs(ctx)
+
+
+def _auto_in_dict_configs(ctx: SetupContext) -> Iterator[Report]:
+    """The same for configs written as Python dicts, with the consumers of the setups that link each."""
+    from .config_setup import linked_dict_documents
+
+    seen = set()
+    for doc, setups in linked_dict_documents(ctx.project, ctx.settings):
+        users = {setup.config.consumer for setup in setups}
+        filler = _filler_for(users)
+        for problem in problems(doc, ctx.settings, filler):
+            if problem.kind != AUTO_NOT_FILLED:
+                continue
+            span = span_of(doc, problem)
+            if (doc.path, span.start_offset) in seen:
+                continue
+            seen.add((doc.path, span.start_offset))
+            message = problem.message
+            if filler is None:
+                from ..dsconfig_schema.validate import NOBODY_FILLS
+
+                message = message.replace(NOBODY_FILLS, f"{short(', '.join(sorted(users)), 24)} reads this config and "
+                                          "fills no 'auto'", 1)
+            yield Report(span, message, path=doc.path)
 
 
 @config_rule("DSL605", "deprecated-config-key", fix=Applicability.SAFE)

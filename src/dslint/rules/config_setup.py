@@ -15,7 +15,7 @@ from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from .context import SetupContext
 from .config_schema import effective
-from .registry import Report, setup_rule, file_label, short
+from .registry import Report, program_check, setup_rule, file_label, short
 
 BATCH_KEYS = ("train_batch_size", "train_micro_batch_size_per_gpu", "gradient_accumulation_steps")
 
@@ -154,6 +154,9 @@ def offload_with_client_optimizer(ctx: SetupContext) -> Iterator[Report]:
             node = ctx.project.configs[setup.config.path].node(("zero_optimization", "offload_optimizer"))
             if node is not None:
                 related.append((setup.config.path, node.key_span or node.span, f"offload_optimizer.device = {device}"))
+        elif setup.config.key_path and ("zero_optimization", "offload_optimizer") in setup.config.key_spans:
+            related.append((setup.config.key_path, setup.config.key_spans[("zero_optimization", "offload_optimizer")],
+                            f"offload_optimizer.device = {device}"))
         yield Report(client.span,
                      f"a client {short(client.qualname, 24)} under ZeRO-Offload {consequence}; use DeepSpeedCPUAdam "
                      "instead",
@@ -195,14 +198,37 @@ def _to_deepspeed_cpu_adam(module, positions, params):
 
 # -- ZeRO-3 saves, HF scheduler, json.load readers, Lightning accumulation --------------------------
 
-def _linked(ctx: SetupContext):
-    """(setup, config doc) for every setup linked to a config file of the project, once per pair."""
+def linked_dict_documents(project, settings) -> list:
+    """(config_dicts.DictDoc, [setups]) for each config written as a Python dict that a setup links
+    (memoised on the project: the config rules and several setup rules read them)."""
+    from ..facts.config_dicts import dict_documents
+
+    setups = link_setups(project, settings)
+    memo = project.__dict__.get("_dict_documents")
+    if memo is None or memo[0] is not setups:
+        memo = project._dict_documents = (setups, dict_documents(setups))  # type: ignore[attr-defined]
+    return memo[1]
+
+
+def _linked(ctx: SetupContext, files_only: bool = False):
+    """(setup, config document) for every setup linked to a config file of the project, or (unless
+    `files_only`) to a dict written in Python (a DictDoc: not strict, NotLiteral values unknown), once per pair."""
     seen = set()
     for setup in link_setups(ctx.project, ctx.settings):
         path = setup.config.path
         if path and path in ctx.project.configs and (setup.script_path, path) not in seen:
             seen.add((setup.script_path, path))
             yield setup, ctx.project.configs[path]
+    if files_only:
+        return
+    for doc, setups in linked_dict_documents(ctx.project, ctx.settings):
+        for setup in {id(setup): setup for setup in setups}.values():
+            yield setup, doc
+
+
+def _unknown(doc, path: tuple) -> bool:
+    """A value a dict config does not show (`args.stage`): the rule cannot say what DeepSpeed reads."""
+    return getattr(doc, "in_python", False) and doc.unknown(path)
 
 
 GATHER_KEYS = ("stage3_gather_16bit_weights_on_model_save", "gather_16bit_weights_on_model_save",
@@ -218,6 +244,8 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
         read = effective(doc.value, ctx.settings)
         zero = doc.value.get("zero_optimization")
         if read is None or read.zero_stage != 3 or not isinstance(zero, dict) or not setup.facts.saves:
+            continue
+        if any(_unknown(doc, ("zero_optimization", k)) for k in GATHER_KEYS):
             continue
         current = read.stage3_gather_16bit_weights_on_model_save
         if current is True or (current == "auto" and setup.config.consumer == "accelerate"):
@@ -246,7 +274,7 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
         yield Report(target,
                      f"ZeRO-3 with {why}: {consequence} ({file_label(setup.script_path, 20)}:{save.span.start.row}); "
                      "set it to true",
-                     path=setup.config.path, fix=fix,
+                     path=doc.path, fix=fix,
                      related=[(setup.script_path, save.span, "saves 16-bit weights")])
 
 
@@ -265,7 +293,7 @@ def scheduler_overrides_hf_trainer(ctx: SetupContext) -> Iterator[Report]:
         flat = ", flat after warm-up" if isinstance(kind, str) and kind.lower() == "warmuplr" else ""
         yield Report(node.key_span or node.span,
                      f"this config's scheduler ({short(repr(kind), 20)}{flat}) overrides the HF Trainer's {asked}; "
-                     "remove the section to use the Trainer's", path=setup.config.path)
+                     "remove the section to use the Trainer's", path=doc.path)
 
 
 @setup_rule("DSL615", "config-not-json-for-json-load", severity=Severity.ERROR)
@@ -273,7 +301,7 @@ def config_not_json_for_json_load(ctx: SetupContext) -> Iterator[Report]:
     """Comments or trailing commas in a config that the HF Trainer, Accelerate or Lightning read
     with json.load (DeepSpeed itself reads paths with hjson and accepts them)."""
     seen = set()
-    for setup, doc in _linked(ctx):
+    for setup, doc in _linked(ctx, files_only=True):
         consumer = setup.config.consumer
         if doc.strict or consumer not in ("hf", "accelerate", "lightning", "fabric") or setup.config.path in seen:
             continue
@@ -301,7 +329,7 @@ def accumulation_in_lightning_config(ctx: SetupContext) -> Iterator[Report]:
             continue
         yield Report(node.pair_span or node.span,
                      "Lightning raises MisconfigurationException on gradient_accumulation_steps in the DeepSpeed "
-                     "config; remove it and use Trainer(accumulate_grad_batches=...)", path=setup.config.path)
+                     "config; remove it and use Trainer(accumulate_grad_batches=...)", path=doc.path)
 
 
 # -- HF Trainer: concrete config values that disagree with TrainingArguments -------------------------
@@ -450,9 +478,9 @@ def hf_args_config_mismatch(ctx: SetupContext) -> Iterator[Report]:
             continue
         for key, node, expected, hf_key, shown, spans in _hf_mismatches(setup, doc):
             dotted = ".".join(key)
-            if (setup.config.path, dotted) in seen:
+            if (doc.path, dotted, node.span.start_offset) in seen:
                 continue
-            seen.add((setup.config.path, dotted))
+            seen.add((doc.path, dotted, node.span.start_offset))
             fix = None
             if doc.strict and readers.get(setup.config.path) == {"hf"}:
                 fix = make_fix("edits", f'set "{short(dotted, 48)}" to "auto" (the HF Trainer fills it)',
@@ -465,4 +493,52 @@ def hf_args_config_mismatch(ctx: SetupContext) -> Iterator[Report]:
             budget = 158 - len(given) - len(tail) - len(" but TrainingArguments has ")
             yield Report(node.pair_span or node.span,
                          f"{given} but TrainingArguments has {short(shown, max(budget, 24))}{tail}",
-                         path=setup.config.path, fix=fix, related=related)
+                         path=doc.path, fix=fix, related=related)
+
+
+# -- the per-config rules on configs written as Python dicts -------------------------------------------
+
+# The config rules whose reading makes sense on a dict (DSL616's repeated keys do not: Python keeps the
+# last). They run here, in the project phase: only the linked setups show which dicts are configs.
+DICT_CONFIG_CODES = ("DSL601", "DSL602", "DSL603", "DSL605", "DSL606", "DSL607", "DSL608", "DSL609", "DSL613")
+
+
+def _needed(needs: tuple, setups: list) -> bool:
+    """A contextual report on a dict config, decided with the setups that link it."""
+    name, _ = needs
+    if name == "config-optimizer-built":
+        inits = [init for setup in setups for init in setup.facts.deepspeed_inits]
+        return not (inits and all(init.optimizer_given for init in inits))
+    return False  # a decider this driver does not know: say nothing
+
+
+def _on_dict_configs(code: str):
+    def check(ctx: SetupContext) -> Iterator[Report]:
+        from dataclasses import replace
+
+        from .context import ConfigContext
+        from .registry import RULES
+
+        rule, seen = RULES[code], set()
+        for doc, setups in linked_dict_documents(ctx.project, ctx.settings):
+            for report in rule.check(ConfigContext(doc=doc, settings=ctx.settings, project=ctx.project)):
+                if report.needs is not None and not _needed(report.needs, setups):
+                    continue
+                span = report.target
+                key = (doc.path, span.start_offset, span.end_offset, report.message)
+                if key not in seen:
+                    seen.add(key)
+                    yield replace(report, path=doc.path, fix=None, needs=None)  # no JSON edit rewrites Python
+
+    check.__name__ = f"{code.lower()}_on_dict_configs"
+    return check
+
+
+def _register_dict_config_checks() -> None:
+    from . import config_checks  # noqa: F401  (registers DSL606-DSL613)
+
+    for code in DICT_CONFIG_CODES:
+        program_check(code)(_on_dict_configs(code))
+
+
+_register_dict_config_checks()

@@ -15,6 +15,7 @@ from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, LIBRARIES
 from ..facts.objects import arguments_for
+from ..facts.values import constructor_fields, imported_constructor_fields
 from ..facts.program import epoch_iterated_params, function_epoch_iterated, is_test_module, norm_path
 from ..facts.script import CallSite, Context, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at
@@ -111,8 +112,62 @@ def _kw(call: ast.Call, name: str):
 
 
 def _looks_like_eval(ctx: PythonContext, site) -> bool:
-    name = assigned_name(ctx.facts, site.node, site.ctx) or ""
-    return bool(_EVAL_WORDS.search(name) or _EVAL_WORDS.search(getattr(site.ctx.function, "name", "")))
+    return any(_EVAL_WORDS.search(name) for name in _role_names(ctx, site)) or \
+        bool(_EVAL_WORDS.search(getattr(site.ctx.function, "name", "")))
+
+
+def _role_names(ctx: PythonContext, site) -> list[str]:
+    """The names that say what a loader is for: the name it is assigned to, its dataset's name
+    (`DataLoader(val_set)`), and the parameter it is passed straight into (a keyword's name, or the
+    positional parameter of a function or class `__init__` of this module; one of another module
+    is looked up by the project phase: see _passed_into)."""
+    names = [assigned_name(ctx.facts, site.node, site.ctx) or ""]
+    dataset = site.argument(0, "dataset")
+    if isinstance(dataset, ast.Subscript) and isinstance(dataset.slice, ast.Constant) and \
+            isinstance(dataset.slice.value, str):
+        names.append(dataset.slice.value)  # datasets["validation"]
+        dataset = dataset.value
+    names.append(dotted(dataset) or "" if isinstance(dataset, (ast.Name, ast.Attribute)) else "")
+    parent = site.ctx.parent
+    if isinstance(parent, ast.keyword) and parent.arg:
+        names.append(parent.arg)
+    elif isinstance(parent, ast.Call) and site.node in parent.args:
+        found = _local_callee_params(ctx, parent.func)
+        index = parent.args.index(site.node)
+        if found is not None and index < len(found):
+            names.append(found[index])
+    return names
+
+
+def _passed_into(site) -> Optional[tuple]:
+    """(callee, index) when the loader is the index-th positional argument of a plain or dotted
+    call (`EvalCallback(DataLoader(val))`), for the project phase to name the parameter."""
+    parent = site.ctx.parent
+    if isinstance(parent, ast.Call) and site.node in parent.args and not any(
+            isinstance(a, ast.Starred) for a in parent.args[:parent.args.index(site.node)]):
+        callee = dotted(parent.func)
+        if callee is not None:
+            return callee, parent.args.index(site.node)
+    return None
+
+
+def _local_callee_params(ctx: PythonContext, func: ast.expr) -> Optional[list[str]]:
+    """The positional parameters (without self) of the function or class of this module that
+    `func` names; None when it is not one."""
+    if not isinstance(func, ast.Name):
+        return None
+    binding = semantic_model(ctx.facts).binding_of(func)
+    node = binding.node if binding is not None and binding.kind in ("def", "class") else None
+    if isinstance(node, ast.ClassDef):
+        node = next((n for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                     and n.name == "__init__"), None)
+        skip = 1
+    else:
+        skip = 0
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    return params[skip:]
 
 
 @python_rule("DSL301", "loader-without-distributed-sampler", severity=Severity.WARNING, fix=Applicability.UNSAFE)
@@ -142,7 +197,7 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
                      "reads all the data; pass sampler=DistributedSampler(dataset)",
                      fix=make_fix("add-distributed-sampler", "Use sampler=DistributedSampler(dataset) (drops shuffle=)",
                                   Applicability.UNSAFE, **params) if params else None,
-                     needs=("plain-data-parallel-program", ()))
+                     needs=("plain-data-parallel-program", (("passed_into", _passed_into(site)),)))
     yield from _loader_factory_calls(ctx, why)
 
 
@@ -229,6 +284,13 @@ def _decide_plain_data_parallel(finding, project, params):
     one process."""
     if project.program.model_parallelism(finding.path) or single_process_launches(project, finding.path):
         return None
+    passed = params.get("passed_into")
+    found = project.program.function_called(finding.path, passed[0]) if passed else None
+    if found is not None:  # `EvalCallback(DataLoader(ds))`, EvalCallback(val_loader) of another module
+        symbol, function = found
+        positional = list(function.params[1:] if symbol.klass is not None else function.params)
+        if passed[1] < len(positional) and _EVAL_WORDS.search(positional[passed[1]]):
+            return None
     return finding
 
 
@@ -526,13 +588,17 @@ def _wrapper_call(model: SemanticModel, expr: Optional[ast.AST]) -> Optional[ast
     return value if _call_to(model, value, *_WRAPPERS) else None
 
 
-def _is_ddp(model: SemanticModel, expr: ast.AST) -> bool:
+def _is_ddp(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
     """`expr` holds a DistributedDataParallel wrapper (`ddp`, `self.model`), not a name that shadows
     one; also a parameter (`self.model` stored from `__init__`'s `model`) that every call of its
-    def in this module (`Trainer(ddp, ...)`) passes one for."""
+    def in this module (`Trainer(ddp, ...)`) passes one for, and a dataclass field every
+    construction of the object fills with one (`state.model` of `State(model=ddp)`)."""
     call = _wrapper_call(model, expr)
     if call is not None:
         return model.resolve(call.func) == DDP
+    held = constructor_fields(model, expr) if depth < 3 and model.facts.calls_to(DDP) else []
+    if held:
+        return all(_is_ddp(model, value, depth + 1) for value in held)
     value = model.value_of(expr) if expr is not None and model.facts.calls_to(DDP) else None
     binding = model.binding_of(value) if isinstance(value, ast.Name) else None
     if binding is None or binding.kind != "parameter":
@@ -631,7 +697,7 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
             continue
         needs = None
         if not (local and _is_ddp(model, owner)):
-            needs = _init_parameter(model, owner)
+            needs = _init_parameter(model, owner) or (_imported_dataclass_field(model, owner) if local else None)
             if needs is None:
                 continue
         wrapper = dotted(owner)
@@ -661,6 +727,27 @@ def _init_parameter(model: SemanticModel, owner: ast.expr) -> Optional[tuple]:
         return None  # the class is built here, and `_is_ddp` found what these calls pass is no DDP
     return ("init-argument-is-ddp", (("klass", cls.node.name), ("param", binding.name),
                                      ("position", binding.position - 1)))
+
+
+def _imported_dataclass_field(model: SemanticModel, owner: ast.expr) -> Optional[tuple]:
+    """`state.model` where every `State(...)` that built `state` passes a DDP wrapper for `model` and
+    `State` comes from another module: the decider's question whether that class is a dataclass."""
+    found = imported_constructor_fields(model, owner)
+    if found is None or not all(_is_ddp(model, value, 1) for value in found[1]):
+        return None
+    return ("imported-dataclass-field", (("klass", found[0]), ("field", owner.attr)))
+
+
+@decider("imported-dataclass-field")
+def _decide_imported_dataclass_field(finding, project, params):
+    """Keep `state.model.module(...)` when the project module `State` comes from makes it a
+    dataclass (whose `__init__` stores the keyword as the field) without an `__init__` or
+    `__post_init__` of its own."""
+    symbol = project.program.symbol(finding.path, params["klass"])
+    klass = symbol.klass if symbol is not None else None
+    if klass is None or not klass.is_dataclass or {"__init__", "__post_init__"} & set(klass.methods):
+        return None
+    return finding
 
 
 @decider("init-argument-is-ddp")
@@ -893,8 +980,28 @@ def lightning_module_wraps_ddp(ctx: PythonContext) -> Iterator[Report]:
 # -- DSL308 ----------------------------------------------------------------------------------
 
 def _uses(model: SemanticModel, bindings) -> set[int]:
-    """ids of the loads that one of these bindings may be the value of."""
-    return {id(use) for b in bindings for use in model.uses_of(b)}
+    """ids of the loads that one of these bindings may be the value of (also as `self.x` after
+    `self.x = engine` in a method)."""
+    return {id(use) for b in bindings for use in _holding_loads(model, b)}
+
+
+def _holding_loads(model: SemanticModel, binding: Binding, certain: bool = False) -> list:
+    """The loads of the name (with `certain`, only those it is the one binding of) and of each
+    `self.x` it was stored in (those that see that store)."""
+    loads = [use for use in model.uses_of(binding) if not certain or model.binding_of(use) is binding]
+    for stored in model.self_stores_of(binding):
+        loads += [use for use in model.uses_of(stored) if model.binding_of(use) is stored]
+    return loads
+
+
+def _spelling_at(model: SemanticModel, binding: Binding, node: ast.AST) -> Optional[str]:
+    """How the code at `node` names what `binding` holds: the name where it reaches there, or
+    `self.x` in another method of the class that stored it there; None when neither does."""
+    if "." in binding.name or binding in model.reaching(binding.name, node):
+        return binding.name  # (`self.engine`, bound in `__init__`: the class's methods all see it)
+    function = model.function_of(node)
+    return next((stored.name for stored in model.self_stores_of(binding)
+                 if any(model.function_of(use) is function for use in model.uses_of(stored))), None)
 
 
 def _engine_is_driven(facts: ScriptFacts, model: SemanticModel, engine: Binding, optimizer: Optional[Binding]) -> bool:
@@ -908,15 +1015,15 @@ def _engine_is_driven(facts: ScriptFacts, model: SemanticModel, engine: Binding,
 
 def _plain_backwards(facts: ScriptFacts, model: SemanticModel, engine: Binding, engines: set[int]) -> list[CallSite]:
     """`loss.backward()` in the functions that call the engine's forward (not on an engine itself)."""
-    forwards_in = {id(model.function_of(use)) for use in model.uses_of(engine) if _called(model, use)}
+    forwards_in = {id(model.function_of(use)) for use in _holding_loads(model, engine) if _called(model, use)}
     return [s for s in facts.method_calls("backward") if s.qualname is None and dotted(_receiver(s))
             and id(_receiver(s)) not in engines and id(s.ctx.function) in forwards_in]
 
 
 def _optimizer_steps(facts: ScriptFacts, model: SemanticModel, optimizer: Optional[Binding]) -> list[CallSite]:
     """`optimizer.step()` where the name certainly holds the optimizer DeepSpeed returned."""
-    return [s for s in facts.method_calls("step") if optimizer is not None and not s.node.args
-            and _receiver(s) is not None and model.binding_of(_receiver(s)) is optimizer]
+    held = {id(use) for use in _holding_loads(model, optimizer, certain=True)} if optimizer is not None else set()
+    return [s for s in facts.method_calls("step") if not s.node.args and id(_receiver(s)) in held]
 
 
 @python_rule("DSL308", "deepspeed-engine-bypass", severity=Severity.ERROR, fix=Applicability.UNSAFE)
@@ -937,20 +1044,26 @@ def deepspeed_engine_bypass(ctx: PythonContext) -> Iterator[Report]:
         for site in _plain_backwards(facts, model, engine, on_any_engine) + _optimizer_steps(facts, model, optimizer):
             if id(site.node) not in reported:
                 reported.add(id(site.node))
-                yield (_engine_backward_report(facts, site, engine.name, dotted(_receiver(site)))
-                       if site.attr == "backward" else _engine_step_report(facts, site, engine.name, optimizer.name))
+                name = _spelling_at(model, engine, site.node)
+                yield (_engine_backward_report(facts, site, name, dotted(_receiver(site)))
+                       if site.attr == "backward" else _engine_step_report(facts, site, name, dotted(_receiver(site))))
 
 
-def _engine_step_report(facts: ScriptFacts, site: CallSite, engine: str, optimizer: str) -> Report:
+def _engine_step_report(facts: ScriptFacts, site: CallSite, engine: Optional[str], optimizer: str) -> Report:
+    """(`engine` None: the code there has no name for the engine, so no fix is offered.)"""
     span = facts.lines.span_of_node(site.node)
+    instead = f"call {short(engine, 24)}.step() instead" if engine else "call the engine's step() instead"
     return Report(site.node, f"{short(optimizer, 24)}.step() steps DeepSpeed's optimizer behind the engine's back; "
-                  f"call {short(engine, 24)}.step() instead",
+                  f"{instead}",
                   fix=make_fix("engine-step", f"Use {engine}.step()", Applicability.UNSAFE, row=span.start.row,
-                               column=span.start.column, engine=engine, optimizer=optimizer))
+                               column=span.start.column, engine=engine, optimizer=optimizer) if engine else None)
 
 
-def _engine_backward_report(facts: ScriptFacts, site: CallSite, engine: str, loss: str) -> Report:
+def _engine_backward_report(facts: ScriptFacts, site: CallSite, engine: Optional[str], loss: str) -> Report:
     fix = None
+    if engine is None:
+        return Report(site.node, f"{short(loss, 16)}.backward() bypasses the DeepSpeed engine, so nothing reduces the "
+                      "gradients; call the engine's backward(loss) and step()")
     if isinstance(site.ctx.parent, ast.Expr) and site.ctx.parent.value is site.node and not site.node.args \
             and not site.node.keywords:
         span = facts.lines.span_of_node(site.node)
@@ -1020,7 +1133,53 @@ def distributed_sampler_with_accelerate(ctx: PythonContext) -> Iterator[Report]:
             loader = _loader_call(model, arg)
             sampler = next((k.value for k in loader.keywords if k.arg in ("sampler", "batch_sampler")), None) \
                 if loader is not None else None
+            if loader is None:
+                returned = _project_call_result(model, arg)
+                if returned is not None:
+                    yield Report(arg, f"{short(returned[0], 24)}() returns a DataLoader that already has a "
+                                 f"DistributedSampler and {site.attr}() (line {site.node.lineno}) shards it again "
+                                 "(1/N² of the data per rank); build it with shuffle=True instead",
+                                 needs=("returned-loader-has-distributed-sampler",
+                                        (("callee", returned[0]), ("index", returned[1]))))
+                continue
             if sampler is None or not _call_to(model, model.value_of(sampler), DISTRIBUTED_SAMPLER):
                 continue
             yield Report(sampler, f"this DataLoader already has a DistributedSampler and {site.attr}() (line "
                          f"{site.node.lineno}) shards it again (1/N² of the data per rank); use shuffle=True instead")
+
+
+def _project_call_result(model: SemanticModel, expr: ast.expr) -> Optional[tuple]:
+    """(callee, unpack index or None) when `expr` holds what an imported function returns
+    (`make_loader()`, `train, val = get_loaders()`); the project phase reads its summary."""
+    index = None
+    if isinstance(expr, ast.Name):
+        binding = model.binding_of(expr)
+        if binding is not None and binding.kind == "assignment" and isinstance(binding.value, ast.Call) \
+                and binding.index is not None and len(binding.index) == 1:
+            expr, index = binding.value, binding.index[0]
+        else:
+            expr = model.value_of(expr)
+    if not isinstance(expr, ast.Call):
+        return None
+    root = root_name(expr.func)
+    binding = model.binding_of(root) if root is not None else None
+    callee = dotted(expr.func)
+    if binding is None or binding.kind not in ("import", "from-import") or callee is None:
+        return None
+    qualname = model.resolve(expr.func) or ""
+    if qualname.split(".", 1)[0] in LIBRARIES or qualname.split(".", 1)[0] in sys.stdlib_module_names:
+        return None  # torch.optim.AdamW(...): not a project function
+    return callee, index
+
+
+@decider("returned-loader-has-distributed-sampler")
+def _decide_returned_distributed_loader(finding, project, params):
+    """Keep the finding when the project function returns (that element as) a DataLoader with a
+    DistributedSampler."""
+    symbol = project.program.symbol(finding.path, params["callee"])
+    function = symbol.function if symbol is not None else None
+    returned = function.loader_returned(params["index"]) if function is not None else None
+    if returned is None or returned[0] not in ("distributed", "distributed-shuffle"):
+        return None
+    return replace(finding, message=finding.message.replace(
+        "() returns", f"() ({file_label(symbol.path, 24)}:{returned[1]}) returns", 1))

@@ -47,6 +47,16 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
                          f"{short(setup.spawner_kind, 24)} starts ({_product(setup, spawn.nprocs)} processes in several "
                          "worlds); use one spawner",
                          path=setup.script_path, related=setup.launch_related("the outside launcher"))
+        for spawn in setup.helper_spawns:
+            if not many or spawn.conditional:
+                continue
+            yield Report(spawn.span,
+                         f"{short(spawn.local, 24)}() calls {short(spawn.what.rsplit('.', 1)[-1], 16)}() in each of the "
+                         f"{_started(setup)} {short(setup.spawner_kind, 24)} starts ({_product(setup, spawn.nprocs)} "
+                         "processes in several worlds); use one spawner",
+                         path=setup.script_path,
+                         related=[(spawn.helper_path, spawn.helper_span, f"{short(spawn.local, 24)}() spawns here"),
+                                  *setup.launch_related("the outside launcher")])
         yield from _launcher_per_srun_task(ctx, setup)
         site = setup.lightning
         if site is None:
@@ -65,7 +75,7 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
         yield Report(span,
                      f"this {site.kind.title()}(devices={short(repr(site.devices), 10)}) spawns {devices - 1} more "
                      f"processes in each {short(setup.spawner_kind, 24)} rank ({why}); use plain python or torchrun",
-                     path=path, related=setup.launch_related("the outside launcher"))
+                     path=path, related=[*setup.lightning_related(), *setup.launch_related("the outside launcher")])
 
 
 _PER_NODE_LAUNCHERS = PER_NODE_KINDS
@@ -141,7 +151,7 @@ def launcher_framework_mismatch(ctx: SetupContext) -> Iterator[Report]:
                        if setup.spawner_kind in ("torchrun", "torch.distributed.launch", "srun") else
                        "the ranks hang at start-up")
         yield Report(span, f"{short('; '.join(problems), 96)}, so {consequence}; make them agree",
-                     path=path, related=setup.launch_related("the launcher"))
+                     path=path, related=[*setup.lightning_related(), *setup.launch_related("the launcher")])
 
 
 @setup_rule("DSL703", "fixed-rendezvous-port")

@@ -14,7 +14,8 @@ from ..facts.lightning_strategies import strategy_entry
 from ..facts.link import single_process_launches
 from ..facts.loads import loads_cpu_tensors
 from ..facts.program import is_test_module
-from ..facts.program_effects import device_selections, function_effects, local_callee
+from ..facts.program_effects import (device_selections, function_effects, import_touches_cuda, imports_at_load,
+                                     local_callee, project_call)
 from ..facts.program_ranks import several_rank_programs
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
@@ -291,16 +292,46 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
         if only_rank_zero(ctx.facts, site.node):
             continue  # rank 0's GPU is the one that saved it (cuda:0): no other rank holds a copy there
         span = ctx.facts.lines.span_of_node(site.node)
-        function = site.ctx.function
-        unreferenced = getattr(function, "name", None) if site.ctx.class_ is None and function is not None and \
-            not _referenced_here(ctx, function) else None
+        unreferenced, reach = _callers_to_find(ctx, site.ctx)
         guarded = any("__main__" not in ast.unparse(guard.test) for guard, _ in site.ctx.guards)
         yield Report(site.node, "torch.load without map_location puts the tensors on the GPU that saved them (cuda:0) "
                      "in every rank; pass map_location=\"cpu\"",
 
                      fix=make_fix("add-map-location", 'Add map_location="cpu"', Applicability.SAFE,
                                   row=span.start.row, column=span.start.column),
-                     needs=("several-ranks", (("unreferenced", unreferenced), ("own", own), ("guarded", guarded))))
+                     needs=("several-ranks", (("unreferenced", unreferenced), ("own", own), ("guarded", guarded),
+                                              ("reach", reach))))
+
+
+def _callers_to_find(ctx: PythonContext, where: Context) -> tuple[Optional[str], Optional[tuple]]:
+    """(unreferenced, reach) of code in a function: the module-level function's name when its own
+    module never names it, and (function, None) or (method, class) when only calls from other
+    modules can reach it (the several-ranks decider keeps the programs that make them)."""
+    function = where.function
+    unreferenced = getattr(function, "name", None) if where.class_ is None and function is not None and \
+        not _referenced_here(ctx, function) else None
+    return unreferenced, (unreferenced, None) if unreferenced else _class_call_only(ctx, where)
+
+
+def _class_call_only(ctx: PythonContext, where: Context) -> Optional[tuple]:
+    """(method, class) for code in a classmethod or staticmethod of a module-level class that its
+    own module never names (`Net.from_checkpoint(path)`): only `Class.method(...)` calls in other
+    modules reach it, and the project phase looks for them. None when its callers may be unseen."""
+    function, owner = where.function, where.class_
+    if owner is None or owner not in ctx.facts.tree.body or function not in owner.body:
+        return None
+    kinds = {dotted(d) for d in function.decorator_list}
+    if kinds not in ({"classmethod"}, {"staticmethod"}) or function.name.startswith("__"):
+        return None
+    if function.name in ctx.facts.derived("loaded_attributes", _loaded_attributes) or \
+            function.name in ctx.facts.derived("loaded_names", _loaded_names):
+        return None
+    return function.name, owner.name
+
+
+def _loaded_attributes(facts: ScriptFacts) -> frozenset:
+    """Every attribute name the module reads (`self.load`, `cls.load`, `Net.load`)."""
+    return frozenset(n.attr for n in ast.walk(facts.tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load))
 
 
 def _referenced_here(ctx: PythonContext, function: ast.AST) -> bool:
@@ -341,6 +372,9 @@ def _decide_several_ranks(finding, project, params):
     programs = several_rank_programs(project, finding.path)
     if params.get("guarded"):  # a branch of a program also launched as one process may be its single-process path
         programs = [p for p in programs if not p.also_one]
+    reach = params.get("reach")
+    if reach:  # imported by a trainer is not called by it: keep the programs whose modules call it
+        programs = [p for p in programs if project.program.program_calls(p.entry, finding.path, *reach)]
     if not programs:
         return None
     return replace(finding, related=[*finding.related, *programs[0].related])
@@ -504,14 +538,7 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
         nccl = _backend_is_nccl(facts, site)
         if nccl is False or (nccl is None and unindexed is None and not fsdp and not pinned):
             continue
-        if pinned and unindexed is None and not fsdp:
-            symptom = f"the pinned DataLoader on line {pinned[0].node.lineno} creates a CUDA context on cuda:0 in every rank"
-        elif fsdp:
-            symptom = f"FSDP on line {fsdp[0].node.lineno} (no device_id) computes on cuda:0 in every rank"
-        elif unindexed is not None:
-            symptom = f"'{short(cuda_touch(unindexed, facts), 24)}' on line {unindexed.node.lineno} lands on cuda:0 in every rank"
-        else:
-            symptom = f"dist.barrier() on line {barriers[0].node.lineno} has to guess the GPU and may hang"
+        symptom = _no_device_symptom(facts, unindexed, barriers, fsdp, pinned)
         fix = None
         local_rank = _local_rank_in_scope(facts, site)
         statement = statement_of(facts, site.node)
@@ -522,6 +549,49 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
         yield Report(site.node, f"no rank selects its GPU: {symptom}; call torch.cuda.set_device(local_rank) before "
                      "init_process_group", fix=fix,
                      needs=("no-device-selection-in-program", ()))
+    if not facts.calls_to(INIT_PG):
+        yield from _group_by_helper(facts, _no_device_symptom(facts, unindexed, barriers, fsdp, pinned),
+                                    unindexed is not None or bool(fsdp) or bool(pinned))
+
+
+def _no_device_symptom(facts: ScriptFacts, unindexed, barriers: list, fsdp: list, pinned: list) -> str:
+    if pinned and unindexed is None and not fsdp:
+        return f"the pinned DataLoader on line {pinned[0].node.lineno} creates a CUDA context on cuda:0 in every rank"
+    if fsdp:
+        return f"FSDP on line {fsdp[0].node.lineno} (no device_id) computes on cuda:0 in every rank"
+    if unindexed is not None:
+        return f"'{short(cuda_touch(unindexed, facts), 24)}' on line {unindexed.node.lineno} lands on cuda:0 in every rank"
+    return f"dist.barrier() on line {barriers[0].node.lineno} has to guess the GPU and may hang"
+
+
+def _group_by_helper(facts: ScriptFacts, symptom: str, guessed: bool) -> Iterator[Report]:
+    """The process group started by a project function of another module (`init_distributed()` of
+    dist_utils.py): one candidate per function called, which the program decides. `guessed`: something
+    here lands on the current GPU (a group started with no backend is NCCL for it)."""
+    seen = set()
+    for site in facts.calls:
+        local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+        if local in seen or local_callee(facts, site) is not None or not project_call(facts, site):
+            continue
+        seen.add(local)
+        yield Report(site.node, f"no rank selects its GPU: {symptom}; call torch.cuda.set_device(local_rank) in "
+                     f"{short(local, 24)}() before init_process_group",
+                     needs=("group-started-by-helper", (("local", local), ("guessed", guessed))))
+
+
+@decider("group-started-by-helper")
+def _decide_group_by_helper(finding, project, params):
+    """Keep the finding when the called project function starts an NCCL process group without a device
+    and no module of the program selects the GPU."""
+    program = project.program
+    found = program.function_called(finding.path, params["local"])
+    started = found[1].starts_group if found is not None else None
+    if started is None or started[0] == "other" or (started[0] == "default" and not params["guessed"]):
+        return None
+    if program.selects_device_anywhere(finding.path):
+        return None
+    note = (found[0].path, started[1], f"{short(params['local'], 24)}() starts the process group here")
+    return replace(finding, related=[*finding.related, note])
 
 
 @decider("no-device-selection-in-program")
@@ -559,6 +629,7 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
     own = ctx.dist.is_multiprocess
     if not own and is_test_module(ctx.path):
         return
+    yield from _imports_before_selection(facts, own)
     if not any(cuda_touch(site, facts) for site in facts.calls):
         return  # nothing here makes a CUDA context (directly or through a helper of this module)
     selections = device_selections(facts)
@@ -592,6 +663,50 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
 
 
 _SELECTS_LATER = ("set_device", "local", "imported")
+
+
+def _imports_before_selection(facts: ScriptFacts, own: bool) -> Iterator[Report]:
+    """A top-level import of a project module that may create a CUDA context when imported
+    (`EPS = torch.tensor(1e-8).cuda()` in utils/meters.py), before this module selects the GPU: a
+    candidate the program decides (does that module touch CUDA at import time?)."""
+    if not own and not any(isinstance(stmt, ast.If) or isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                           for stmt in facts.tree.body):
+        return  # a library module runs nothing when it is loaded: its importer is the one to ask
+    imports = imports_at_load(facts)
+    selections = device_selections(facts) if imports else {}
+    if not selections:
+        return
+    at_load = selections.get(None, [])
+    later = sorted((p for key, points in selections.items() if key is not None for p in points
+                    if p.kind in _SELECTS_LATER), key=lambda p: (p.site.node.lineno, p.site.node.col_offset))
+    for node, module, level, names in imports:
+        before = [p for p in at_load if _before(p.site.node, node)]
+        if any(p.kind != "imported" for p in before):
+            break  # the GPU is already chosen when this and every later import runs
+        after = [p for p in at_load if p.kind in _SELECTS_LATER and _before(node, p.site.node)] + later
+        label = "." * level + module if module or not names else names[0]
+        report = _touch_report(node, f"importing {label}", [p.local for p in before], after, own)
+        if report is None:
+            continue
+        selected = report.needs[1] if report.needs is not None else None
+        yield replace(report, needs=("import-touches-cuda", (("module", module), ("level", level), ("names", names),
+                                                             ("selected", selected))))
+
+
+@decider("import-touches-cuda")
+def _decide_import_touches_cuda(finding, project, params):
+    """Keep an import that runs before the GPU is selected when the imported project module (or one it
+    imports at its top level) creates a CUDA context at import time, and the GPU is selected later."""
+    found = import_touches_cuda(project.program, finding.path, params["module"], params["level"], params["names"])
+    if found is None:
+        return None
+    path, row, what = found
+    if params["selected"] is not None:
+        finding = _decide_selected_later(finding, project, dict(params["selected"]))
+        if finding is None:
+            return None
+    note = (path, _row_span(row), f"{short(what, 32)} at import time")
+    return replace(finding, related=[*finding.related, note])
 
 
 def _touches_in(facts: ScriptFacts, function, by_function: dict) -> list:
@@ -718,10 +833,19 @@ def cuda_visible_devices_in_script(ctx: PythonContext) -> Iterator[Report]:
                          "started CUDA, so it has no effect; set it in the launch command")
             continue
         device = literal(value)
-        if isinstance(device, (str, int)) and str(device).strip().isdigit() and ctx.dist.is_multiprocess \
+        if isinstance(device, (str, int)) and str(device).strip().isdigit() \
                 and not _conditional(ctx, node) and not where.guards:
+            # A helper module shows no ranks of its own: the project phase asks its programs.
+            own = ctx.dist.is_multiprocess
+            needs = None
+            if not own:
+                if is_test_module(ctx.path):
+                    continue
+                unreferenced, reach = _callers_to_find(ctx, where)
+                needs = ("several-ranks", (("unreferenced", unreferenced), ("own", False), ("guarded", False),
+                                           ("reach", reach)))
             yield Report(node, f"CUDA_VISIBLE_DEVICES={short(str(device).strip(), 8)} gives every rank of this "
-                         "multi-process script the same GPU; let the launcher choose the GPUs")
+                         "multi-process script the same GPU; let the launcher choose the GPUs", needs=needs)
 
 
 

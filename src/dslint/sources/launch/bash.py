@@ -413,6 +413,10 @@ class _Builder:
                 self.parts(value, into, quoted)
         elif kind == "simple_expansion":
             name = self.raw(node)[1:]
+            if name[:1].isdigit() and len(name) > 1:  # `$10` is `$1` then `0`
+                into.append(WordPart(SPECIAL, name[0], quoted))
+                _add_literal(into, name[1:], quoted)
+                return
             into.append(WordPart(VAR if name[:1].isalpha() or name[:1] == "_" else SPECIAL, name, quoted))
         elif kind == "expansion":
             into.append(_parameter_part(self.raw(node)[2:-1], quoted))

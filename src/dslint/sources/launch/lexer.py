@@ -356,11 +356,14 @@ def _parameter_part(inner: str, quoted: bool) -> WordPart:
     name = inner[:j]
     if name and j == len(inner) and _is_name_start(name[0]):
         return WordPart(VAR, name, quoted)
+    if name.isdigit() and j == len(inner):
+        return WordPart(SPECIAL, name, quoted)  # `${10}`: a positional parameter
     rest = inner[j:]
     for op in (":-", "-"):
         if name and rest.startswith(op):
             return WordPart(PARAM, name, quoted, default=rest[len(op):])
-    return WordPart(PARAM, name or inner, quoted)
+    # `${1%.py}`: the whole text, so that it is not taken for `$1` itself
+    return WordPart(PARAM, inner if name.isdigit() else name or inner, quoted)
 
 
 def lex(text: str, start: int = 0, end: int | None = None, make_mode: bool = False) -> list[Word | Operator]:

@@ -36,7 +36,7 @@ from .model import (
 )
 from .options import join_spans, parse_argparse, parse_getopt, parse_mpirun
 from .bash import Branches, Clobber, Function, Loop, Script, Simple, Subshell, arith_value, parse_shell
-from .lexer import ARITH, CMD, LIT, MAKEVAR, PARAM, VAR, Operator, Word, lex
+from .lexer import ARITH, CMD, LIT, MAKEVAR, PARAM, SPECIAL, VAR, Operator, Word, lex
 from .markdown import shell_view
 
 __all__ = [
@@ -126,6 +126,9 @@ class _State:
     cwd: Optional[ShellArg] = None
     cwd_frames: list = field(default_factory=list)
     knows_self: bool = True  # `$0` is the file walked (not in a README block, where it is the shell)
+    # `$1`.. `$@` `$#`: the words of the function call being walked (or of a `set --`), as the call
+    # resolved them; None where they are unknown (the script's own arguments).
+    positional: Optional["_Positional"] = None
 
     def set_shell_var(self, name: str, value: str, from_default: bool = False) -> None:
         if self.blocks and name not in self.blocks[-1]:
@@ -153,6 +156,15 @@ class _State:
                 if name in self.env:
                     old = self.env[name]
                     self.env[name] = EnvValue(name, None, old.source, old.span)
+
+
+@dataclass(frozen=True)
+class _Positional:
+    """The positional parameters: `args` as resolved; `more` when words we cannot count follow
+    them (a call's `$EXTRA` or `"$@"` of unknown arguments may expand to any number of words)."""
+
+    args: tuple = ()
+    more: bool = False
 
 
 # What sbatch puts in the batch script's environment from its directives (sbatch(1), OUTPUT
@@ -200,6 +212,7 @@ def _parse_markdown(text: str) -> LaunchFile:
         state.shell_vars, state.env, state.defaulted = {}, {}, set()
         state.functions, state.called, state.walked_functions = {}, set(), set()
         state.cwd, state.cwd_frames = None, []  # an install block's `cd ./other-repo/` is not this block's
+        state.positional = None
         # A block that does not parse is more likely usage text than a script: no repairs.
         _walk_script(state, parse_shell(view, start, end, repairs=MARKDOWN_REPAIRS))
         variables.update({k: v for k, v in state.shell_vars.items() if UNKNOWN not in v})
@@ -263,7 +276,9 @@ def _walk_nodes(state: _State, nodes: list) -> None:
             head = node.words[0]
             name = head.literal() if head.is_literal else None
             if name in state.functions:
-                _call_function(state, name)
+                _call_function(state, name, node.words[1:])
+            elif name in ("shift", "set"):
+                _set_positional(state, name, node.words[1:])
             elif name in _READS_INTO:
                 _read_into(state, name, node.words[1:])
             else:
@@ -309,22 +324,69 @@ def _forget(state: _State, names: list[str]) -> None:
             state.env[name] = EnvValue(name, None, old.source, old.span)
 
 
-def _call_function(state: _State, name: str) -> None:
-    """A function's launches are read once, at its first call, with the variables set then."""
+def _call_function(state: _State, name: str, words: Optional[list[Word]] = None) -> None:
+    """A function's launches are read once, at its first call, with the variables set then and
+    the call's words as its positional parameters (unknown for a function never called)."""
     if name in state.walked_functions:
         return
     state.walked_functions.add(name)
+    outer = state.positional
+    state.positional = _positional_from(state, words) if words is not None else None
     _walk_nodes(state, state.functions[name])
+    state.positional = outer
+
+
+def _positional_from(state: _State, words: list[Word]) -> _Positional:
+    """The positional parameters a call's (or `set --`'s) words give, up to the first word that
+    may expand to a number of words we cannot tell."""
+    args: list[ShellArg] = []
+    for word in words:
+        if _splices_positional(word) and (state.positional is None or state.positional.more):
+            return _Positional(tuple(args) + (state.positional.args if state.positional is not None else ()), True)
+        resolved = _resolve_word(word, state, make_mode=False)
+        if any(arg.value is None for arg in resolved) and any(p.kind != LIT and not p.quoted for p in word.parts):
+            return _Positional(tuple(args), True)  # an unquoted expansion we cannot read: 0, 1 or more words
+        args.extend(resolved)
+    return _Positional(tuple(args))
+
+
+def _splices_positional(word: Word) -> bool:
+    """The word is `"$@"`, `$@` or `$*`: as many words as there are parameters (`"$*"` is one)."""
+    if len(word.parts) != 1:
+        return False
+    part = word.parts[0]
+    return part.kind in (SPECIAL, PARAM) and part.text in ("@", "*") and not (part.quoted and part.text == "*")
+
+
+def _set_positional(state: _State, builtin: str, words: list[Word]) -> None:
+    """`shift [N]` drops the first N positional parameters; `set -- WORDS` replaces them."""
+    if builtin == "shift":
+        frame = state.positional
+        if frame is None:
+            return
+        count = _resolve_text(words[0], state, make_mode=False) if words else "1"
+        if not count.isdigit() or int(count) > len(frame.args):
+            state.positional = None  # bash keeps them when N is too many; then `$1` is not what a reader thinks
+        else:
+            state.positional = _Positional(frame.args[int(count):], frame.more)
+        return
+    first = words[0].literal() if words and words[0].is_literal else None
+    if first == "--":
+        state.positional = _positional_from(state, words[1:])
+    elif first is None or not first.startswith(("-", "+")):
+        state.positional = None  # `set WORDS` (or a word we cannot read) sets them too
 
 
 def _snapshot(state: _State) -> tuple:
-    return dict(state.shell_vars), dict(state.env), set(state.defaulted), set(state.walked_functions), state.cwd
+    return (dict(state.shell_vars), dict(state.env), set(state.defaulted), set(state.walked_functions), state.cwd,
+            state.positional)
 
 
 def _restore(state: _State, snapshot: tuple) -> None:
     state.shell_vars, state.env = dict(snapshot[0]), dict(snapshot[1])
     state.defaulted, state.walked_functions = set(snapshot[2]), set(snapshot[3])
     state.cwd = snapshot[4]
+    state.positional = snapshot[5]
 
 
 def _walk_branches(state: _State, node: Branches) -> None:
@@ -362,6 +424,8 @@ def _merge(state: _State, outcomes: list[tuple]) -> None:
         state.cwd = cwds[0]
     else:  # a `cd` in some branches only, or to other folders: the folder after them is unknown
         state.cwd = replace(next(cwd for cwd in cwds if cwd is not None), value=None)
+    frames = [o[5] for o in outcomes]
+    state.positional = frames[0] if all(frame == frames[0] for frame in frames) else None
 
 
 def _walk_loop(state: _State, node: Loop) -> None:
@@ -372,8 +436,11 @@ def _walk_loop(state: _State, node: Loop) -> None:
     _walk_nodes(state, node.body)  # a dry pass: which variables does the body change?
     changed = {n for n, v in state.shell_vars.items() if before[0].get(n) != v}
     changed_env = {n for n, v in state.env.items() if before[1].get(n) != v}
+    shifts = state.positional != before[5]  # `while [ $# -gt 0 ]; do ... shift; done`
     state.commands = commands
     _restore(state, before)
+    if shifts:
+        state.positional = None
     for name in changed | ({node.variable} if node.variable else set()):
         state.set_shell_var(name, UNKNOWN)
     for name in changed_env:
@@ -386,6 +453,8 @@ def _walk_loop(state: _State, node: Loop) -> None:
     for name in changed_env & set(state.env):
         old = state.env[name]
         state.env[name] = EnvValue(name, None, old.source, old.span)
+    if shifts:
+        state.positional = None
 
 
 def _walk_makefile(state: _State) -> None:
@@ -523,6 +592,9 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
         if part.text in state.defaulted:
             state.used_default = True
         return state.shell_vars.get(part.text, UNKNOWN) if not make_mode or part.text in state.shell_vars else UNKNOWN
+    if state.positional is not None and part.kind in (SPECIAL, PARAM) and part.text != "0" \
+            and (part.text.isdigit() or part.text in ("@", "*", "#")):
+        return _positional_text(part, state.positional)
     if part.kind == PARAM:
         value = state.shell_vars.get(part.text)
         if value:
@@ -545,6 +617,42 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
     return UNKNOWN  # CMD, SPECIAL
 
 
+def _positional_text(part, frame: _Positional) -> str:
+    """`$1`, `${2:-x}`, `$#`, and `$*`/`$@` inside a longer word, from the call's words."""
+    if part.text == "#":
+        return UNKNOWN if frame.more else str(len(frame.args))
+    if part.text in ("@", "*"):
+        values = [arg.value for arg in frame.args]
+        if frame.more or None in values or (part.text == "@" and part.quoted and len(values) > 1):
+            return UNKNOWN  # "a$@b" is several words; unquoted, joining then splitting is what bash does
+        return " ".join(values)
+    index = int(part.text)
+    if index > len(frame.args) and frame.more:
+        return UNKNOWN
+    value = frame.args[index - 1].value if 0 < index <= len(frame.args) else ""
+    if value is None:
+        return UNKNOWN
+    if value == "" and part.kind == PARAM and part.default is not None:
+        return part.default if "$" not in part.default and "`" not in part.default else UNKNOWN
+    return value
+
+
+def _splice_positional(word: Word, state: _State) -> Optional[list[ShellArg]]:
+    """A word that is exactly `"$@"`, `$@` or `$*`: the call's words (None: not such a word)."""
+    if state.positional is None or not _splices_positional(word):
+        return None  # ("$*" is one word: _positional_text joins them)
+    part, frame = word.parts[0], state.positional
+    out: list[ShellArg] = []
+    for arg in frame.args:
+        if part.quoted or arg.value is None:
+            out.append(arg)
+        else:  # unquoted, each word is split again
+            out.extend(ShellArg(piece, arg.raw, arg.span, arg.from_default) for piece in arg.value.split())
+    if frame.more:  # the words we cannot count: one unknown word, as for an unknown `$VAR`
+        out.append(ShellArg(None, state.text[word.start:word.end], state.index.span(word.start, word.end)))
+    return out
+
+
 def _resolve_text(word: Word, state: _State, make_mode: bool) -> str:
     """The word's text with its expansions; `state.used_default` tells whether one was a default."""
     state.used_default = False
@@ -553,12 +661,16 @@ def _resolve_text(word: Word, state: _State, make_mode: bool) -> str:
 
 def _resolve_word(word: Word, state: _State, make_mode: bool) -> list[ShellArg]:
     """A word's value(s): an unquoted expansion whose value has spaces splits into several
-    words (the shell's field splitting); each keeps the span of the original word."""
+    words (the shell's field splitting); each keeps the span of the original word. `"$@"` is the
+    call's words, each with its own span."""
+    spliced = None if make_mode else _splice_positional(word, state)
+    if spliced is not None:
+        return spliced
     value = _resolve_text(word, state, make_mode)
     defaulted = state.used_default
     raw = state.text[word.start:word.end]
     span = state.index.span(word.start, word.end)
-    splits = any(p.kind in (VAR, PARAM, MAKEVAR) and not p.quoted for p in word.parts)
+    splits = any(p.kind in (VAR, PARAM, MAKEVAR, SPECIAL) and not p.quoted for p in word.parts)
     if splits and any(ch.isspace() for ch in value):
         return [ShellArg(_known(piece), raw, span, defaulted) for piece in value.split()]
     if splits and value == "" and not any(p.quoted for p in word.parts):
@@ -800,7 +912,9 @@ def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word],
         raw = target.raw
         first = len(state.commands)
         if len(raw) >= 2 and raw[0] == "'" and raw[-1] == "'" and "'" not in raw[1:-1]:
+            outer_positional, state.positional = state.positional, None  # its `$1` is bash -c's own argument
             _walk_script(state, parse_shell(state.text, target.span.start_offset + 1, target.span.end_offset - 1))
+            state.positional = outer_positional
             inner = state.commands[first:]
         elif len(raw) >= 2 and raw[0] == '"' and raw[-1] == '"':
             word = next((w for w in words if w.start == target.span.start_offset and w.end == target.span.end_offset),
