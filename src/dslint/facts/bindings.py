@@ -23,7 +23,7 @@ from bisect import bisect_right, insort
 from dataclasses import dataclass, field
 from typing import Iterator, Optional, Union
 
-from ..sources.names import attribute_chain, canonical
+from ..sources.names import attribute_chain, canonical, dotted
 from .script import CallSite, ScriptFacts, build_script_facts
 
 Pos = tuple[int, int]
@@ -1327,10 +1327,15 @@ def partial_calls(facts: ScriptFacts) -> list[CallSite]:
 def _partial_calls(facts: ScriptFacts) -> list[CallSite]:
     if not any(facts.calls_to(q) for q in _PARTIALS):
         return []
+    # (cheap first: only calls of a name some assignment gives a partial(...) value)
+    partial_names = {a.name for a in facts.assignments if isinstance(a.value, ast.Call)
+                     and facts.resolve(a.value.func) in _PARTIALS}
     model = semantic_model(facts)
     found: list[CallSite] = []
     for site in facts.calls:
         func = site.node.func
+        if dotted(func) not in partial_names:
+            continue
         if not isinstance(func, ast.Name) and not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                                                    and func.value.id == "self"):
             continue

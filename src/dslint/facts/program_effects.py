@@ -140,6 +140,11 @@ def _pins_visible_devices(facts: ScriptFacts) -> bool:
     return facts.derived("pins_visible_devices", lambda f: bool(env_writes(semantic_model(f), "CUDA_VISIBLE_DEVICES")))
 
 
+def _mentions_main(test: ast.expr) -> bool:
+    """Does the test compare with "__main__" (`__name__ == "__main__"`, in any operand order)?"""
+    return any(isinstance(n, ast.Constant) and n.value == "__main__" for n in ast.walk(test))
+
+
 def may_not_run(facts: ScriptFacts, site: CallSite) -> bool:
     """The call may be skipped when its function runs: under an `if` other than `__name__ == "__main__"`,
     or after an `if ...: return` of the same function (`if "LOCAL_RANK" in os.environ: return fn(...)`)."""
@@ -147,7 +152,7 @@ def may_not_run(facts: ScriptFacts, site: CallSite) -> bool:
         tests = facts.derived("guard_is_main", lambda f: {})  # id(If) -> whether it tests `__name__ == "__main__"`
         for guard, _ in site.ctx.guards:
             if id(guard) not in tests:
-                tests[id(guard)] = "__main__" in ast.unparse(guard.test)
+                tests[id(guard)] = _mentions_main(guard.test)
             if not tests[id(guard)]:
                 return True
     function = site.ctx.function

@@ -331,7 +331,7 @@ def _class_call_only(ctx: PythonContext, where: Context) -> Optional[tuple]:
 
 def _loaded_attributes(facts: ScriptFacts) -> frozenset:
     """Every attribute name the module reads (`self.load`, `cls.load`, `Net.load`)."""
-    return frozenset(n.attr for n in ast.walk(facts.tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load))
+    return frozenset(n.attr for n, _ in facts.of_type(ast.Attribute) if isinstance(n.ctx, ast.Load))
 
 
 def _referenced_here(ctx: PythonContext, function: ast.AST) -> bool:
