@@ -9,8 +9,10 @@ with its arguments, never what its callers pass: that is the caller's summary (`
   DataLoader and where its sampler comes from, or a Lightning Trainer/Fabric;
   iterates a parameter inside an epoch loop; calls `set_epoch`; reaches a collective on every
   rank that calls it; reads a parameter's `.module.state_dict()` outside a gather.
-- `ClassSummary`: field defaults (dataclasses, class attributes) and, for trainer-like classes,
-  the same loop facts across its methods, mapped back to the `__init__` parameters.
+- `ClassSummary`: field defaults (dataclasses, class attributes), what its methods store in
+  `self.x` (a DataLoader and its sampler) and, for trainer-like classes, the same loop facts
+  across its methods, mapped back to the `__init__` parameters.
+- `ModuleExports.function_tables`: `LOADERS = {"a": build_a, ...}`, a constant table of functions.
 - `ProjectCall`: a call of a name imported from elsewhere, with what each argument is known to be.
 """
 from __future__ import annotations
@@ -113,6 +115,9 @@ class ClassSummary:
     methods: dict = field(default_factory=dict)  # name -> FunctionSummary
     init_stores: dict = field(default_factory=dict)  # __init__ parameter -> "self.x" it is stored in
     module_hops: tuple = ()  # __init__ parameters whose stored `self.x` is called as `self.x.module(...)`
+    # "self.x" -> (loader kind as ArgumentFact.loader, row) for an attribute its methods store a
+    # DataLoader of this module in (every store agrees); "" kind for an attribute stored anything else
+    attributes: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -371,7 +376,31 @@ class _Summariser:
                 site.receiver[:-len(".module")] for site in self.facts.method_calls("forward")
                 if site.ctx.class_ is node and (site.receiver or "").endswith(".module")}
             summary.module_hops = tuple(p for p, attr in summary.init_stores.items() if attr in hops)
+        summary.attributes = self.attributes(node)
+        if not any(_project_base(self.facts, base) for base in node.bases):
+            # ("" entries only tell that a class overrides a loader one of its project bases stores)
+            summary.attributes = {a: found for a, found in summary.attributes.items() if found[0]}
         return summary
+
+    def attributes(self, node: ast.ClassDef) -> dict:
+        """ClassSummary.attributes: every `self.x` a method of the class stores (any statement),
+        with the loader kind when each store is `self.x = <a DataLoader of this module>`."""
+        found: dict = {}
+        for attr, where in self.facts.of_type(ast.Attribute):
+            if not isinstance(attr.ctx, ast.Store) or where.class_ is not node or where.function is None \
+                    or not isinstance(attr.value, ast.Name) or attr.value.id != "self":
+                continue
+            parent = where.parent
+            kind, row = None, 0
+            if isinstance(parent, ast.Assign) and parent.targets == [attr]:
+                kind, row = self.loader_kind(parent.value)
+            name = f"self.{attr.attr}"
+            seen = found.get(name)
+            if seen is None:
+                found[name] = (kind or "", row)
+            elif seen[0] != (kind or ""):
+                found[name] = ("", 0)
+        return found
 
     def wrapper_kind(self, expr: ast.AST) -> Optional[str]:
         """"DDP", "FSDP" or "engine" when `expr` holds a wrapper built in this module."""
@@ -513,6 +542,15 @@ def _returned_names(facts: ScriptFacts, imported: set) -> dict:
     return out
 
 
+def _project_base(facts: ScriptFacts, base: ast.expr) -> bool:
+    """A base class that may be the project's: not `object`, nor a name from a library."""
+    name = dotted(base)
+    if name is None:
+        return True
+    head = name.split(".", 1)[0]
+    return name != "object" and not (head in facts.imports.names and _library_call(facts, head))
+
+
 def _library_call(facts: ScriptFacts, head: str) -> bool:
     """The imported name `head` comes from a library (LIBRARIES, the standard library), not the project."""
     root = facts.imports.names.get(head, "").lstrip(".").split(".", 1)[0]
@@ -555,6 +593,9 @@ class ModuleExports:
     # local name of an imported callable -> (Span of its first call that always runs, or of its first
     # call; whether every call may be skipped: under an `if`, after a guarded return)
     called_at: dict = field(default_factory=dict)
+    # NAME -> (function name, ...) for a module-level dict/list/tuple of functions (`LOADERS =
+    # {"a": build_a, "b": build_b}`) that the module never changes: `LOADERS[key](...)` calls one of them
+    function_tables: dict = field(default_factory=dict)
 
 
 def summarise_module(facts: ScriptFacts) -> ModuleExports:
@@ -587,12 +628,54 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.model_parallel = model_parallelism(facts)
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE)
+    exports.function_tables = function_tables(facts, set(exports.functions) | imported)
     evidence = distributed_facts(facts).multiprocess_evidence
     if evidence:
         first = min(evidence, key=lambda e: (e.node.lineno, e.node.col_offset))
         exports.multiprocess = (first.what, facts.lines.span_of_node(first.node))
     _keep_what_matters(exports)
     return exports
+
+
+def function_tables(facts: ScriptFacts, callables: set) -> dict:
+    """ModuleExports.function_tables: a top-level `NAME = {...}` (or list, tuple) whose every value is
+    the name of a def of this module or of an imported name, bound once, with no store into it or
+    method call on it anywhere in the module (`NAME["c"] = f`, `NAME.update(...)`: it may hold more)."""
+    candidates: dict = {}
+    for stmt in facts.tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        for target in targets:
+            if not isinstance(target, ast.Name):
+                continue
+            value = stmt.value
+            items = value.values if isinstance(value, ast.Dict) and None not in value.keys else \
+                value.elts if isinstance(value, (ast.List, ast.Tuple)) else None
+            names = [i.id for i in items or () if isinstance(i, ast.Name) and i.id in callables]
+            fine = bool(items) and len(names) == len(items) and target.id not in candidates
+            candidates[target.id] = tuple(names) if fine else None
+    tables = {name: found for name, found in candidates.items() if found}
+    if not tables:
+        return {}
+    for stmt in facts.tree.body:  # (a second top-level binding: `NAME = ...` or `def NAME`, `import NAME`)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            tables.pop(stmt.name, None)
+    for node, _ in facts.of_type(ast.Name):
+        if node.id in tables and not isinstance(node.ctx, ast.Load) and _bound_twice(facts, node):
+            tables.pop(node.id, None)
+    for node, _ in facts.of_type(ast.Subscript):
+        if isinstance(node.value, ast.Name) and not isinstance(node.ctx, ast.Load):
+            tables.pop(node.value.id, None)
+    for site in facts.calls:
+        if site.receiver in tables:
+            tables.pop(site.receiver, None)
+    return tables
+
+
+def _bound_twice(facts: ScriptFacts, node: ast.Name) -> bool:
+    """A store of the table's name other than its one top-level assignment."""
+    statement = next((s for s in facts.tree.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+                      and any(t is node for t in (s.targets if isinstance(s, ast.Assign) else [s.target]))), None)
+    return statement is None
 
 
 def _called_at(facts: ScriptFacts, imported: set, called: set) -> dict:
@@ -642,7 +725,8 @@ def _keep_what_matters(exports: ModuleExports) -> None:
     exports.functions = {name: f for name, f in exports.functions.items() if _says_something(f)}
     for name, klass in list(exports.classes.items()):
         if not any(_says_something(m) for m in klass.methods.values()):
-            if not klass.field_defaults and not klass.module_hops:
+            # (a loader a subclass elsewhere may iterate; a class left out breaks the lineage through it)
+            if not klass.field_defaults and not klass.module_hops and not any(k for k, _ in klass.attributes.values()):
                 del exports.classes[name]
                 continue
             klass.methods = {}

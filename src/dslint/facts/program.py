@@ -228,6 +228,50 @@ class ProgramIndex:
             return Symbol(self.display.get(path, path), name, klass=exports.classes[name])
         return None
 
+    def lineage(self, path: str, name: str, depth: int = 4) -> list[Symbol]:
+        """The class `name` of module `path`, then the project classes it derives from, found through
+        each module's own imports (a base in another module too), breadth first, each once, at most
+        `depth` generations; a base that resolves to no project class is left out."""
+        first = self._defined(norm_path(path), name)
+        if first is None or first.klass is None:
+            return []
+        out, level = [first], [first]
+        for _ in range(depth - 1):
+            parents = []
+            for child in level:
+                for base in child.klass.bases:
+                    found = self.symbol(child.path, base)
+                    if found is not None and found.klass is not None and \
+                            all((found.path, found.name) != (c.path, c.name) for c in out):
+                        out.append(found)
+                        parents.append(found)
+            level = parents
+        return out
+
+    def table_functions(self, importer: str, local: str) -> Optional[list[Symbol]]:
+        """The project functions of a constant table of functions (`LOADERS`, `data.LOADERS`:
+        `ModuleExports.function_tables`) that `importer` names `local`; None when it is no such
+        table or one of its entries resolves to no project function."""
+        importer = norm_path(importer)
+        exports = self.modules.get(importer)
+        if exports is None:
+            return None
+        head, _, rest = local.rpartition(".")
+        if head:
+            where = self._module_of(importer, head)
+        elif rest in exports.function_tables:
+            where = importer
+        else:  # `from data import LOADERS [as L]`
+            where, rest = next(((self.module_file(importer, ref.module, ref.level), name) for ref in exports.imports
+                                for name, bound in ref.names if bound == rest), (None, rest))
+        table = self.modules[where].function_tables.get(rest) if where in self.modules else None
+        if not table:
+            return None
+        found = [self.symbol(where, name) for name in table]
+        if any(f is None or f.function is None for f in found):
+            return None
+        return found
+
     def field_default(self, importer: str, klass: str, field: str) -> tuple:
         """(the literal default, the Symbol) of a field of a project class that `importer` names
         `klass` (a dataclass of experiment defaults in another module); (None, None) if unknown."""
@@ -396,3 +440,45 @@ def function_epoch_iterated(function: FunctionSummary) -> dict[str, tuple]:
     """Parameters a function iterates inside an epoch loop: param -> (name, loop header span, counter)."""
     params = set(function.params) | set(function.kwonly)
     return {attr: (function.name, span, counter) for attr, span, counter in function.epoch_iterated if attr in params}
+
+
+@dataclass(frozen=True)
+class InheritedLoop:
+    """An epoch loop over `self.x` in a method of a class's lineage, and the class that stores `self.x`."""
+
+    attribute: str  # "self.loader"
+    loop: Symbol  # the class whose method holds the epoch loop
+    method: str
+    span: object  # the epoch loop's header
+    counter: str  # its epoch counter, "" when unknown
+    store: Symbol  # the first class of the lineage whose methods store the attribute
+    kind: str  # what it stores there (ClassSummary.attributes), "" when no DataLoader
+    row: int
+
+
+def inherited_epoch_loops(lineage: list[Symbol]) -> list[InheritedLoop]:
+    """The epoch loops over `self.x` that the first class of `lineage` (ProgramIndex.lineage) runs:
+    its methods and those it inherits (the nearest definition of a name wins), an iteration inside
+    an epoch loop of one method or in a method called inside a loop of another; each with the
+    nearest class that stores `self.x` (none found: left out)."""
+    methods: dict = {}
+    for symbol in lineage:
+        for name, method in symbol.klass.methods.items():
+            methods.setdefault(name, (symbol, method))
+    loops = []
+    for symbol, method in methods.values():
+        loops += [(attr, symbol, method.name, span, counter) for attr, span, counter in method.epoch_iterated]
+        for called, span, counter in method.looped_calls:
+            inner = methods.get(called.split(".", 1)[1])
+            if inner is not None:
+                loops += [(attr, symbol, method.name, span, counter) for attr in inner[1].iterated]
+    out, seen = [], set()
+    for attr, symbol, method, span, counter in loops:
+        if not attr.startswith("self.") or attr.count(".") != 1 or attr in seen:
+            continue
+        seen.add(attr)
+        store = next((s for s in lineage if attr in s.klass.attributes), None)
+        if store is not None:
+            kind, row = store.klass.attributes[attr]
+            out.append(InheritedLoop(attr, symbol, method, span, counter, store, kind, row))
+    return out

@@ -16,7 +16,8 @@ from ..facts.link import single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, LIBRARIES
 from ..facts.objects import arguments_for
 from ..facts.values import constructor_fields, imported_constructor_fields
-from ..facts.program import epoch_iterated_params, function_epoch_iterated, is_test_module, norm_path
+from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,
+                             norm_path)
 from ..facts.script import CallSite, Context, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at
 from ..model import Applicability, Severity
@@ -213,7 +214,8 @@ def _loader_factory_calls(ctx: PythonContext, why: str) -> Iterator[Report]:
             continue
         positional = len(site.node.args)
         keywords = tuple(k.arg for k in site.node.keywords)
-        what = f"{short(callee, 24)}() builds" if index is None else f"{short(callee, 20)}() builds `{short(name, 16)}` as"
+        shown = callee.replace("[]", "[...]")
+        what = f"{short(shown, 24)}() builds" if index is None else f"{short(shown, 20)}() builds `{short(name, 16)}` as"
         yield Report(site.node, f"{what} a DataLoader with no DistributedSampler, so every rank reads all the data; "
                      "pass it a DistributedSampler",
                      needs=("loader-factory-without-sampler", (("callee", callee), ("keywords", keywords),
@@ -246,7 +248,10 @@ def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Opti
         if site.qualname == DATALOADER or not isinstance(parent, (ast.Assign, ast.AnnAssign)) \
                 or parent.value is not site.node:
             continue
-        root = root_name(site.node.func)
+        # `LOADERS[args.dataset](8)`: a call of one entry of an imported table of functions
+        table = isinstance(site.node.func, ast.Subscript)
+        func = site.node.func.value if table else site.node.func
+        root = root_name(func)
         if root is None or root.id not in imported:  # (cheap: most calls are not of an imported function)
             continue
         if site.qualname and (site.qualname.split(".", 1)[0] in LIBRARIES or site.qualname.split(".", 1)[0] in
@@ -262,9 +267,10 @@ def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Opti
             bound = [(e.id, i) for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
         else:
             continue
-        callee = dotted(site.node.func)
-        if callee is None or facts.resolve(site.node.func) in (DATALOADER, DISTRIBUTED_SAMPLER):
+        callee = dotted(func)
+        if callee is None or facts.resolve(func) in (DATALOADER, DISTRIBUTED_SAMPLER):
             continue
+        callee += "[]" if table else ""
         if _SYNTHETIC_WORDS.search(callee.rsplit(".", 1)[-1]):
             continue
         if site.has_star_kwargs or any(isinstance(a, ast.Starred) for a in site.node.args):
@@ -300,12 +306,13 @@ def _decide_loader_factory(finding, project, params):
     the sampler from a parameter this call leaves at its None default."""
     if project.program.model_parallelism(finding.path) or single_process_launches(project, finding.path):
         return None
-    symbol = project.program.symbol(finding.path, params["callee"])
-    function = symbol.function if symbol is not None else None
-    returned = function.loader_returned(params.get("index")) if function is not None else None
-    if returned is None or _EVAL_WORDS.search(returned[2]):
+    returned = _factory_returns(project, finding.path, params["callee"], params.get("index"))
+    if returned is None or _EVAL_WORDS.search(returned[0][2]):
         return None
-    sampler, row, _ = returned
+    (sampler, row, _), symbol, several, _ = returned
+    function = symbol.function
+    if several and sampler != "none":
+        return None  # (a sampler from a parameter: each entry's own parameters and defaults decide)
     at = f" ({file_label(symbol.path, 24)}:{row})"
     if sampler == "none":
         return replace(finding, message=finding.message.replace("() builds", f"(){at} builds", 1))
@@ -439,15 +446,30 @@ def _factory_loader(project, path: str, callee: str, index: Optional[int]) -> Op
     """(sampler source, Symbol, row) of the DataLoader that `callee` (a project function imported by
     `path`) returns, or element `index` of the tuple it returns; None when unknown, or when the
     function's module calls set_epoch somewhere (it may keep the sampler's epoch itself)."""
-    symbol = project.program.symbol(path, callee)
-    function = symbol.function if symbol is not None else None
-    returned = function.loader_returned(index) if function is not None else None
+    returned = _factory_returns(project, path, callee, index)
     if returned is None:
         return None
-    exports = project.modules.get(symbol.path)
-    if exports is None or exports.calls_set_epoch:
+    for symbol in returned[3]:
+        exports = project.modules.get(symbol.path)
+        if exports is None or exports.calls_set_epoch:
+            return None
+    return returned[0][0], returned[1], returned[0][1]
+
+
+def _factory_returns(project, path: str, callee: str, index: Optional[int]) -> Optional[tuple]:
+    """((sampler source, row, returned name) of the loader, the first Symbol, several?, the Symbols)
+    for `callee`, a project function, or `TABLE[]` (a call of an entry of a table of functions:
+    `LOADERS[key](...)`), when every function it may be returns a DataLoader with one sampler source."""
+    program = project.program
+    if callee.endswith("[]"):
+        symbols = program.table_functions(path, callee[:-2]) or []
+    else:
+        symbol = program.symbol(path, callee)
+        symbols = [symbol] if symbol is not None and symbol.function is not None else []
+    found = [s.function.loader_returned(index) for s in symbols]
+    if not found or any(f is None for f in found) or len({(f[0], bool(_EVAL_WORDS.search(f[2]))) for f in found}) != 1:
         return None
-    return returned[0], symbol, returned[1]
+    return found[0], symbols[0], len(symbols) > 1, symbols
 
 
 def _loader_and_epoch_loop(ctx: PythonContext, site) -> tuple[Optional[str], Optional[ast.AST]]:
@@ -529,6 +551,38 @@ def sampler_epoch_loop_in_another_module(ctx: SetupContext) -> Iterator[Report]:
                 yield Report(span, f"this epoch loop never calls {short(stored, 24)}.sampler.set_epoch(epoch) (loader "
                              f"from {file_label(caller, 20)}:{argument.loader_row}), so every epoch repeats one "
                              "order; add the call", fix=fix, path=symbol.path)
+
+
+@program_check("DSL302")
+def inherited_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
+    """An epoch loop over `self.loader` in a class whose lineage stores a DataLoader with a shuffling
+    DistributedSampler there in another module (`Base.__init__` in base.py, `Sub(Base).fit()` in
+    train.py), while no module of the lineage calls set_epoch. One file is the per-file rule's."""
+    project = ctx.project
+    reported = set()
+    for path, exports in project.modules.items():
+        for name, klass in exports.classes.items():
+            if not klass.bases or not klass.methods:
+                continue
+            lineage = project.program.lineage(path, name)
+            modules = {s.path for s in lineage}
+            if len(modules) < 2 or any(getattr(project.modules.get(m), "calls_set_epoch", True) for m in modules) \
+                    or any(getattr(project.scripts.get(m), "framework_shards_data", None) for m in modules):
+                continue
+            for found in inherited_epoch_loops(lineage):
+                key = (found.loop.path, found.span, found.attribute)
+                if found.kind != "distributed-shuffle" or found.loop.path == found.store.path or key in reported:
+                    continue
+                reported.add(key)
+                span, counter, attr = found.span, found.counter, found.attribute
+                fix = None
+                if counter:
+                    fix = make_fix("insert-set-epoch", f"Call {short(attr, 28)}.sampler.set_epoch({short(counter, 20)}) "
+                                   "at the start of each epoch", Applicability.SAFE, row=span.start.row,
+                                   column=span.start.column, sampler=f"{attr}.sampler", variable=counter)
+                yield Report(span, f"this epoch loop never calls {short(attr, 24)}.sampler.set_epoch(epoch) (loader "
+                             f"stored by {short(found.store.name, 20)} in {file_label(found.store.path, 20)}:{found.row}), "
+                             "so every epoch repeats one order; add the call", fix=fix, path=found.loop.path)
 
 
 def _set_epoch_statement(sampler: str, variable: str, config):
