@@ -112,8 +112,15 @@ def _is_set_device(site: CallSite) -> bool:
         or (site.qualname is None and site.receiver is None and isinstance(site.node.func, ast.Attribute)))
 
 
+# A CUDA device mesh sets the device itself (LOCAL_RANK, else rank % GPUs per host) when CUDA is not
+# yet initialised: torch/distributed/device_mesh.py, DeviceMesh._setup_world_group_and_device.
+MESH_BUILDERS = frozenset(("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.device_mesh.DeviceMesh"))
+
+
 def selects_device(site: CallSite) -> bool:
     """Does this call select the calling process's GPU (or make a framework do it)?"""
+    if site.qualname in MESH_BUILDERS:
+        return literal(site.argument(0, "device_type")) == "cuda"
     return site.qualname in DEVICE_SELECTORS or _is_set_device(site)
 
 

@@ -60,6 +60,8 @@ class ConfigLink:
     # written, key path -> span of `"key": value`, in the file `key_path`.
     key_spans: dict = field(default_factory=dict)
     key_path: Optional[str] = None
+    # The config accelerate builds from DeepSpeedPlugin(...) in the script: field -> span of `field=value`.
+    plugin_spans: Optional[dict] = None
 
 
 @dataclass
@@ -404,15 +406,41 @@ def script_link(project: "Project", launch_path: str, command) -> PathLink:
     key = id(command)
     found = memo.get(key)
     if found is None or found[0] is not command:
-        found = memo[key] = (command, resolve_path(project, project.scripts, command.script,
-                                                   _launch_bases(project, launch_path, command)))
+        bases = _launch_bases(project, launch_path, command)
+        link = resolve_path(project, project.scripts, command.script, bases) if command.script else \
+            _module_link(project, command, bases)
+        found = memo[key] = (command, link)
     return found[1]
+
+
+def starts_a_script(command) -> bool:
+    """Does the launch line start a Python file: a script path, or a module (`-m pkg.train`, `--module`)?"""
+    return bool(command.script or getattr(command, "module", None))
+
+
+def _module_link(project: "Project", command, bases: list) -> PathLink:
+    """The file `python -m pkg.train` runs: pkg/train.py (or pkg/train/__main__.py) from the folder the
+    line runs in, or from a literal PYTHONPATH folder of the line (`PYTHONPATH=src torchrun -m pkg.train`)."""
+    module = getattr(command, "module", None)
+    if not module or not all(part.isidentifier() for part in module.split(".")):
+        return PathLink(module)
+    env = getattr(command, "env", {}).get("PYTHONPATH")
+    extra = [p for p in (getattr(env, "value", None) or "").split(":") if p and "$" not in p] if env else []
+    roots = list(bases) + [(base / p, os.path.normpath(os.path.join(display, p))) for p in extra
+                           for base, display in bases if not os.path.isabs(p)]
+    stem = module.replace(".", "/")
+    link = PathLink(module)
+    for written in (f"{stem}.py", f"{stem}/__main__.py"):
+        link = resolve_path(project, project.scripts, written, roots)
+        if link.found is not None or link.real is not None:
+            return link
+    return link
 
 
 def launched_files(project: "Project") -> set:
     """Resolved paths of the files that launch commands start, whether or not discovery parsed them."""
     return {link.real for link in (script_link(project, path, command) for path, launch in project.launches.items()
-                                   for command in getattr(launch, "commands", []) if command.script)
+                                   for command in getattr(launch, "commands", []) if starts_a_script(command))
             if link.real is not None}
 
 
@@ -428,7 +456,7 @@ def link_setups(project: "Project", settings: Optional["Settings"] = None) -> li
     unlinked = []
     for launch_path, launch in project.launches.items():
         for command in getattr(launch, "commands", []):
-            if not command.script:
+            if not starts_a_script(command):
                 continue
             found = script_link(project, launch_path, command)
             if found.found is None:
@@ -468,7 +496,7 @@ def _without_taken_factories(every: list, unlaunched: list) -> list:
 def launched_script_paths(project: "Project") -> set:
     """Scripts of the project that some launch command starts."""
     return {link.found for link in (script_link(project, path, command) for path, launch in project.launches.items()
-                                    for command in getattr(launch, "commands", []) if command.script)
+                                    for command in getattr(launch, "commands", []) if starts_a_script(command))
             if link.found is not None}
 
 
@@ -826,6 +854,10 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             link.key_spans, link.key_path = dict(ref.key_spans), setup.script_path
             setup.config = link
             return
+        elif ref.how == "plugin":
+            _plugin_config(setup, ref, link)
+            setup.config = link
+            return
         elif ref.how == "built":
             if _built_config(project, setup, ref, link):
                 setup.config = link
@@ -959,7 +991,8 @@ def _job_bases(project: "Project", launch_path: str, command) -> list:
     """The launch line's folders (_launch_bases) from which its script path names the script: the job
     runs in one of them, so the other paths of the line are relative to it too."""
     bases = _launch_bases(project, launch_path, command)
-    found_from = script_link(project, launch_path, command).bases if command is not None and command.script else ()
+    found_from = script_link(project, launch_path, command).bases if command is not None and starts_a_script(command) \
+        else ()
     return [base for base in bases if base[0] in found_from] or bases
 
 
@@ -976,6 +1009,80 @@ def _accelerate_builds_config(setup: TrainingSetup) -> bool:
     if module is not None and any(name.rsplit(".", 1)[-1] == "DeepSpeedPlugin" for name in module.called):
         return False
     return accelerate.deepspeed_config() is not None
+
+
+# DeepSpeedPlugin fields `accelerate launch` exports as ACCELERATE_* variables (utils/launch.py
+# prepare_deepspeed_cmd_env), which __post_init__ reads for each field the script leaves None.
+_PLUGIN_ENV_FIELDS = ("zero_stage", "gradient_accumulation_steps", "gradient_clipping", "offload_optimizer_device",
+                      "offload_param_device", "zero3_save_16bit_model")
+_PLUGIN_FIELDS = (*_PLUGIN_ENV_FIELDS, "offload_optimizer_nvme_path", "offload_param_nvme_path")
+
+
+def _plugin_config(setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
+    """The config DeepSpeedPlugin(...) builds: the script's keywords win, the launch's exported settings
+    fill the fields the script leaves out, the plugin's defaults the rest. A field the launch may set
+    but does not show (no --config_file: accelerate's default config file) is present with an unknown
+    value; a deepspeed_config_file the launch gives makes the plugin read that file (config unknown)."""
+    from ..sources.yaml_configs import NOT_LITERAL, deepspeed_plugin_config
+    from .config_dicts import NotLiteral
+
+    link.consumer, link.ref_span, link.ref_path = "accelerate", ref.span, setup.script_path
+    given = {name: value for name, value, _ in ref.keywords if value is not None}  # None: the plugin reads the env
+    exported, rest_unknown = {}, False
+    accelerate = setup.accelerate
+    if setup.spawner_kind == "accelerate":
+        if accelerate is None or accelerate.unknown:
+            rest_unknown = True
+        elif accelerate.distributed_type == "MULTI_CPU":
+            setup.notes["config"] = "accelerate launch --cpu: the DeepSpeedPlugin is not used"
+            return False
+        elif accelerate.launcher == "deepspeed":
+            if accelerate.deepspeed.get("deepspeed_config_file") is not None:
+                setup.notes["config"] = "DeepSpeedPlugin(...) reads the launch's deepspeed_config_file"
+                return False
+            exported = {name: accelerate.deepspeed[name] for name in _PLUGIN_ENV_FIELDS if name in accelerate.deepspeed}
+            rest_unknown = accelerate.config is None
+        else:
+            rest_unknown = accelerate.config is None
+    else:
+        command = setup.command
+        rest_unknown = command is None or any(name.startswith("ACCELERATE_") for name in command.env)
+    fields = {}
+    for name in _PLUGIN_FIELDS:
+        if name in given:
+            value = given[name]
+            fields[name] = NOT_LITERAL if isinstance(value, NotLiteral) else value
+        elif name in exported:
+            fields[name] = _from_environment(name, exported[name])
+        elif name.endswith("nvme_path"):
+            fields[name] = "none"  # not exported by the launcher: the plugin's default
+        else:
+            fields[name] = NOT_LITERAL if rest_unknown else None
+    link.value = deepspeed_plugin_config(fields, unknown=lambda name: NotLiteral(f"DeepSpeedPlugin {name}"))
+    link.plugin_spans = {name: span for name, _, span in ref.keywords}
+    link.how = f"accelerate builds it from DeepSpeedPlugin(...) in {setup.script_path}"
+    return True
+
+
+def _from_environment(name: str, value: Any) -> Any:
+    """A launch setting as the plugin reads it back from its ACCELERATE_* variable (a string)."""
+    from ..sources.yaml_configs import NOT_LITERAL
+
+    if value is NOT_LITERAL or value is None:
+        return value
+    text = str(value).strip().lower()
+    if name == "zero_stage":
+        return int(text) if text.isdigit() else NOT_LITERAL
+    if name == "gradient_accumulation_steps":
+        return int(text) if text.isdigit() else text
+    if name == "gradient_clipping":
+        try:
+            return text if text == "auto" else float(text)
+        except ValueError:
+            return NOT_LITERAL
+    if name == "zero3_save_16bit_model":
+        return text == "true"
+    return text
 
 
 def _consumer(setup: TrainingSetup) -> str:
@@ -1033,7 +1140,14 @@ def built_config_where(setup: TrainingSetup, setting: str) -> Optional[tuple[str
         span = setup.lightning.strategy_span
         return (lightning_path(setup), span, name) if span is not None else None
     accelerate = setup.accelerate
-    if cfg.consumer == "accelerate" and accelerate is not None and _accelerate_builds_config(setup):
+    if cfg.plugin_spans is not None:
+        name = _ACCELERATE_FIELDS[setting]
+        if name in cfg.plugin_spans:
+            return setup.script_path, cfg.plugin_spans[name], name
+        if accelerate is None or name not in accelerate.deepspeed:
+            return setup.script_path, cfg.ref_span, name  # the plugin's default
+    if cfg.consumer == "accelerate" and accelerate is not None and (
+            cfg.plugin_spans is not None or _accelerate_builds_config(setup)):
         name = _ACCELERATE_FIELDS[setting]
         span = accelerate.span(("deepspeed_config", name))
         if span is not None:
@@ -1290,7 +1404,8 @@ def describe_setups(project: "Project", settings: Optional["Settings"] = None) -
             where = _where(setup.launch_path, command.script_span) or f"{setup.launch_path}:{row}"
             cwd = f", after `cd {command.cwd.raw}` at {_where(setup.launch_path, command.cwd.span)}" \
                 if getattr(command, "cwd", None) is not None else ""
-            lines.append(f"  script          {command.script!r} at {where}, relative to "
+            started = repr(command.script) if command.script else f"-m {command.module}"
+            lines.append(f"  script          {started} at {where}, relative to "
                          f"{' or '.join(found.tried) or '/'}{cwd}")
         else:
             lines.append("  launched by     unknown (no launch file starts it)")

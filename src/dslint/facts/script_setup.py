@@ -26,7 +26,7 @@ from ..sources.names import dotted, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
-from .config_dicts import literal_leaf, overwritten, template_of, with_overwritten
+from .config_dicts import NotLiteral, literal_leaf, overwritten, template_of, with_overwritten
 from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default, constant,
                      env_accesses, instance_field, traced_constant)
@@ -53,7 +53,7 @@ class ConfigRef:
 
     how: "literal" (a path written in the script), "argument" (a command-line option, maybe
     with a default), "env" (an environment variable), "dict" (a dict built in the script),
-    "unknown".
+    "plugin" (accelerate's DeepSpeedPlugin(...) keywords), "unknown".
     """
 
     how: str
@@ -498,7 +498,9 @@ class _Extractor:
                 self.out.cpu_optimizer = True
 
     def read_hf(self) -> None:
-        self.out.hf_trainer = bool(self.f.calls_to(*HF_TRAINERS))
+        subclasses = local_subclasses(self.f, HF_TRAINERS)  # `class MyTrainer(Trainer)`, then `MyTrainer(...)`
+        self.out.hf_trainer = bool(self.f.calls_to(*HF_TRAINERS)) or any(
+            isinstance(site.node.func, ast.Name) and site.node.func.id in subclasses for site in self.f.calls)
         self.out.hf_args_from_command_line = bool(self.f.calls_to("transformers.HfArgumentParser"))
         self.out.accelerate = bool(self.f.calls_to("accelerate.Accelerator"))
         for site in self.f.calls_to("transformers.HfArgumentParser"):
@@ -519,6 +521,31 @@ class _Extractor:
             value = site.keyword("hf_ds_config") or (site.node.args[0] if site.node.args else None)
             if value is not None:
                 self.out.config_refs.append(self.config_ref(value, "accelerate", "DeepSpeedPlugin(hf_ds_config=...)"))
+        plugin = self.accelerate_plugin()
+        if plugin is not None:
+            self.out.config_refs.append(plugin)
+
+    def accelerate_plugin(self) -> Optional[ConfigRef]:
+        """`Accelerator(deepspeed_plugin=DeepSpeedPlugin(zero_stage=2, ...))` (the plugin bound to a name
+        or inline), the script's only plugin and Accelerator, given by keywords: a ConfigRef how="plugin"
+        whose `keywords` are (field, value, span of `field=value`), the value config_dicts.NotLiteral
+        where it is not a constant. The linker builds the config from them and the launch's settings."""
+        plugins = self.f.calls_to("accelerate.utils.DeepSpeedPlugin", "accelerate.DeepSpeedPlugin")
+        accelerators = self.f.calls_to("accelerate.Accelerator")
+        if len(plugins) != 1 or len(accelerators) != 1:
+            return None
+        site, passed = plugins[0], accelerators[0].keyword("deepspeed_plugin")
+        if passed is None or self.model.value_of(passed) is not site.node or site.node.args:
+            return None
+        keywords = []
+        for kw in site.node.keywords:
+            if kw.arg is None or kw.arg == "hf_ds_config":
+                return None  # `**settings`, or a config file / dict the plugin reads
+            value = self.known(kw.value)
+            if value is UNKNOWN:
+                value = NotLiteral(ast.unparse(kw.value)[:60])
+            keywords.append((kw.arg, value, self.span(kw)))
+        return ConfigRef("plugin", "accelerate", "DeepSpeedPlugin(...)", self.span(site.node), keywords=tuple(keywords))
 
     def hf_parsed_config(self, site: CallSite) -> Optional[ConfigRef]:
         """`HfArgumentParser((ModelArguments, TrainingArguments))` where TrainingArguments is a
@@ -891,3 +918,18 @@ def _env_reads_in(model: SemanticModel, expr: ast.AST, reads: dict, depth: int =
 def extract_setup_facts(facts: ScriptFacts) -> ScriptSetupFacts:
     """The setup facts of one script (see the module docstring)."""
     return _Extractor(facts).run()
+
+
+def local_subclasses(facts: ScriptFacts, bases: tuple) -> set:
+    """Names of the module's classes that derive from one of `bases` (qualified names), directly or
+    through another class of the module."""
+    found: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for name, cls in facts.classes.items():
+            if name not in found and any(facts.resolve(b) in bases or (isinstance(b, ast.Name) and b.id in found)
+                                         for b in cls.bases):
+                found.add(name)
+                changed = True
+    return found

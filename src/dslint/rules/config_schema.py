@@ -214,6 +214,16 @@ def _filler_for(consumers: set) -> Optional[str]:
     return None
 
 
+# `deepspeed --autotuning run|tune` writes these into every experiment's config (and the micro-batch
+# of its profiling run): deepspeed/autotuning/autotuner.py, constants.DEFAULT_MIN_MEM_CONFIG.
+AUTOTUNER_FILLS = frozenset({("train_micro_batch_size_per_gpu",), ("train_batch_size",)})
+
+
+def _autotuned(setup) -> bool:
+    launcher = setup.command.launcher("deepspeed") if setup.command is not None else None
+    return launcher is not None and "autotuning" in launcher.options
+
+
 @setup_rule("DSL604", "auto-value-not-filled", severity=Severity.ERROR)
 def auto_value_not_filled(ctx: SetupContext) -> Iterator[Report]:
     """`"auto"` where nobody fills it in: under plain `deepspeed.initialize` (or Lightning) every
@@ -221,14 +231,18 @@ def auto_value_not_filled(ctx: SetupContext) -> Iterator[Report]:
     from ..facts.link import link_setups
 
     consumers: dict[str, set] = {}
+    autotuned: dict[str, bool] = {}  # every launch of the config runs DeepSpeed's autotuner
     for setup in link_setups(ctx.project, ctx.settings):
         if setup.config.path:
             consumers.setdefault(setup.config.path, set()).add(setup.config.consumer)
+            autotuned[setup.config.path] = autotuned.get(setup.config.path, True) and _autotuned(setup)
     for path, doc in ctx.project.configs.items():
         users = consumers.get(path, set())
         filler = _filler_for(users)
         for problem in problems(doc, ctx.settings, filler):
             if problem.kind != AUTO_NOT_FILLED:
+                continue
+            if autotuned.get(path) and tuple(problem.path) in AUTOTUNER_FILLS:
                 continue
             message = problem.message
             if users and filler is None:

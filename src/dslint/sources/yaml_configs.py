@@ -190,23 +190,51 @@ class AccelerateLaunch:
             devices.append("none" if value is None else value.lower())
         if any(ds.get(name) is NOT_LITERAL for name in ("gradient_accumulation_steps", "gradient_clipping")):
             return None
-        gas = ds.get("gradient_accumulation_steps")
-        clipping = ds.get("gradient_clipping")
-        save16 = ds.get("zero3_save_16bit_model")
-        zero = {
-            "stage": stage,
-            "offload_optimizer": {"device": devices[0], "nvme_path": ds.get("offload_optimizer_nvme_path")
-                                  if devices[0] == "nvme" else None},
-            "offload_param": {"device": devices[1], "nvme_path": ds.get("offload_param_nvme_path")
-                              if devices[1] == "nvme" else None},
-            "stage3_gather_16bit_weights_on_model_save": str(save16).lower() == "true",
-        }
-        config = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
-                  "gradient_accumulation_steps": "auto" if gas is None else gas, "zero_optimization": zero}
-        clipping = "auto" if clipping is None else clipping
-        if clipping:
-            config["gradient_clipping"] = clipping
-        return config
+        return deepspeed_plugin_config(dict(ds, zero_stage=stage, offload_optimizer_device=devices[0],
+                                            offload_param_device=devices[1]))
+
+
+class _Unknown(Exception):
+    pass
+
+
+def deepspeed_plugin_config(fields: dict, unknown: Optional[Callable[[str], Any]] = None) -> Optional[dict]:
+    """The config accelerate's DeepSpeedPlugin.__post_init__ builds when it reads no config file
+    (accelerate 1.x utils/dataclasses.py), from its settings once the environment is read: `fields`
+    maps DEEPSPEED_FIELDS names to values (absent or None: the plugin's default). A NOT_LITERAL setting
+    makes the whole config None, or, given `unknown`, the key's value `unknown(name)` (present, value unknown)."""
+    def get(name: str, default: Any) -> Any:
+        value = fields.get(name)
+        if value is NOT_LITERAL:
+            if unknown is None:
+                raise _Unknown
+            return unknown(name)
+        return default if value is None else value
+
+    try:
+        stage = get("zero_stage", 2)
+        blocks = {}
+        for block in ("offload_optimizer", "offload_param"):
+            device = get(f"{block}_device", "none")
+            # nvme_path is written only for an "nvme" device (the plugin's default path is the string "none")
+            if fields.get(f"{block}_device") is NOT_LITERAL:
+                path = unknown(f"{block}_nvme_path")
+            else:
+                path = get(f"{block}_nvme_path", None) if device == "nvme" else None
+            blocks[block] = {"device": device, "nvme_path": path}
+        gas = get("gradient_accumulation_steps", "auto")
+        clipping = get("gradient_clipping", "auto")
+        save16 = get("zero3_save_16bit_model", False)
+    except _Unknown:
+        return None
+    zero = {"stage": stage, **blocks,
+            "stage3_gather_16bit_weights_on_model_save": save16 if not isinstance(save16, (str, bool))
+            else str(save16).lower() == "true"}
+    config = {"train_batch_size": "auto", "train_micro_batch_size_per_gpu": "auto",
+              "gradient_accumulation_steps": gas, "zero_optimization": zero}
+    if clipping:
+        config["gradient_clipping"] = clipping
+    return config
 
 
 def _flag_int(value) -> Any:
