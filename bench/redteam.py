@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Red-team setups: small realistic projects written to find what dslint misses or gets wrong.
+
+    .venv/bin/python bench/redteam.py [--round N] [--verbose]
+
+Each folder of bench/redteam/roundN/ is a project (training script, the modules it imports, a
+DeepSpeed config or one built in code, the launch layer) with an EXPECTED file: its first line is
+the codes dslint should report (or "clean"), the rest says why, citing the rule docs. The script
+checks each folder (`dslint check DIR --no-cache -o json`) and prints, per round, how many match,
+then every setup that does not (expected, got). Not a test: these setups were written against the
+rules as they were, by people who could read them; the hidden sets dslint is judged on are
+written in other shapes, so a round that passes is a floor, not a measure.
+
+Rounds (2026-12-01): 1: 36 setups (facts in other modules, values through names, Slurm/accelerate
+worlds); 2: 53 (framework front ends, configs as dicts, shell functions, class hierarchies);
+3: 37 (module launches, packages and re-exports, FSDP2/DeviceMesh, accelerate-built configs).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent / "redteam"
+
+
+def codes_of(setup: Path) -> str:
+    done = subprocess.run([sys.executable, "-m", "dslint", "check", str(setup), "--no-cache", "-o", "json",
+                           "--exit-zero"], capture_output=True, text=True)
+    try:
+        findings = json.loads(done.stdout or "[]")
+    except ValueError:
+        return f"error: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else 'no output'}"
+    return " ".join(sorted({f["code"] for f in findings})) or "clean"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--round", type=int, help="only this round")
+    parser.add_argument("--verbose", action="store_true", help="print every setup, not only the ones that differ")
+    ns = parser.parse_args()
+    for folder in sorted(HERE.glob("round*")):
+        if ns.round is not None and folder.name != f"round{ns.round}":
+            continue
+        setups = sorted(p for p in folder.iterdir() if (p / "EXPECTED").is_file())
+        differ = []
+        for setup in setups:
+            expected = " ".join(sorted((setup / "EXPECTED").read_text().splitlines()[0].split()))
+            got = codes_of(setup)
+            if got != expected:
+                differ.append((setup.name, expected, got))
+            if ns.verbose:
+                print(f"  {setup.name:5} {'ok' if got == expected else 'DIFF':4} expected={expected} got={got}")
+        print(f"{folder.name}: {len(setups) - len(differ)}/{len(setups)} as expected")
+        for name, expected, got in differ:
+            print(f"  {name:5} expected={expected:20} got={got}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

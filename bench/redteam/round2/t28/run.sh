@@ -1,0 +1,2 @@
+#!/bin/bash
+python train.py --world_size 4

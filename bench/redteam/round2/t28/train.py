@@ -1,0 +1,25 @@
+import argparse
+
+import torch
+import torch.multiprocessing as mp
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+from dist_helpers import setup_env
+
+
+def worker(rank, world_size):
+    setup_env(rank, world_size)
+    torch.cuda.set_device(rank)
+    model = DDP(torch.nn.Linear(32, 32).cuda(), device_ids=[rank])
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(100):
+        model(torch.randn(4, 32, device="cuda")).sum().backward()
+        opt.step()
+        opt.zero_grad()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--world_size", type=int, default=2)
+    args = parser.parse_args()
+    mp.spawn(worker, args=(args.world_size,), nprocs=args.world_size)

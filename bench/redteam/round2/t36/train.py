@@ -1,0 +1,31 @@
+import os
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, DistributedSampler
+from torchvision import datasets, transforms
+
+from utils import main_process_first
+
+
+def main():
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+    with main_process_first():
+        ds = datasets.CIFAR100("data", train=True, download=True, transform=transforms.ToTensor())
+    sampler = DistributedSampler(ds)
+    loader = DataLoader(ds, batch_size=128, sampler=sampler, num_workers=4)
+    model = DDP(torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(3072, 100)).cuda(), device_ids=[local_rank])
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for epoch in range(20):
+        sampler.set_epoch(epoch)
+        for x, y in loader:
+            torch.nn.functional.cross_entropy(model(x.cuda()), y.cuda()).backward()
+            opt.step()
+            opt.zero_grad()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+#!/bin/bash
+torchrun --nproc_per_node=4 train.py
+python export_onnx.py

@@ -1,0 +1,3 @@
+from .config import DEVICE, LR
+
+__all__ = ["DEVICE", "LR"]

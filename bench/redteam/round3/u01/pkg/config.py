@@ -1,0 +1,2 @@
+DEVICE = "cuda:0"
+LR = 3e-4

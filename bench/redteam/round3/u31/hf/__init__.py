@@ -1,0 +1,1 @@
+from .ds_configs import ZERO3

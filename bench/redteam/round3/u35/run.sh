@@ -1,0 +1,1 @@
+accelerate launch --config_file ds.yaml train.py
