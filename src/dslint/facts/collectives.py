@@ -71,6 +71,8 @@ class Collective:
     label: str  # what the user wrote, for messages: `dist.all_reduce`, `engine.save_checkpoint`
     why: str  # what makes it collective
     since: Optional[tuple] = None  # (framework, version) from which it is collective, when that changed
+    # collective only when the launch runs accelerate with DeepSpeed/FSDP/Megatron-LM (decided once linked)
+    launch_shards: bool = False
 
 
 class CollectiveFinder:
@@ -142,6 +144,9 @@ class CollectiveFinder:
             if attr in ("save_state", "get_state_dict", "save_model") and self.shards_with_accelerate:
                 return Collective(CHECKPOINT, label, "this script runs Accelerate with DeepSpeed or FSDP, where "
                                   f"{attr} gathers or saves every rank's shard")
+            if attr == "save_state":  # accelerator.py save_state: model.save_checkpoint / save_fsdp_model
+                return Collective(CHECKPOINT, label, "with DeepSpeed, FSDP or Megatron-LM save_state saves every "
+                                  "rank's shard", launch_shards=True)
         if self._receiver_is(receiver, self.fabrics, "fabric"):
             if attr in ("barrier", "all_reduce", "all_gather", "broadcast"):
                 return Collective(COLLECTIVE, label, "a Fabric collective")
@@ -304,7 +309,7 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
             gated.append(GatedCall(node, found, gate))
             continue
         function = where.function
-        key = _function_key(facts, function) if function is not None else None
+        key = _function_key(facts, function) if function is not None and not found.launch_shards else None
         if key and key not in bearing:
             bearing[key] = (found, node.lineno)
     helper_calls = [(site, key) for site in facts.calls if (key := _callee_key(facts, site)) is not None] if bearing else []

@@ -956,21 +956,19 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
 def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
     """`config=DS_CONFIG` with `from conf import DS_CONFIG`: the dict that module binds the name to."""
     from .config_dicts import with_overwritten
+    from .module_summary import exported_constant
 
     program = project.program
-    exports = setup.summary.module
-    for imported in exports.imports if exports is not None else ():
-        name = next((name for name, local in imported.names if local == ref.builder), None)
-        target = program.module_file(setup.script_path, imported.module, imported.level) if name else None
-        found = program.modules.get(target) if target is not None else None
-        template = found.config_constants.get(name) if found is not None else None
-        if template is not None:
-            path = program.display.get(target, target)
-            link.value = with_overwritten(template.value, list(ref.overwritten))
-            link.how = f"{ref.what}: {name} of {path}"
-            link.ref_span, link.ref_path = ref.span, setup.script_path
-            link.key_spans, link.key_path = dict(template.spans), path
-            return True
+    # (through a package that re-exports it: `from .ds_configs import DS` in hf/__init__.py)
+    found = exported_constant(program, setup.script_path, ref.builder, "config_constants", exports=setup.summary.module)
+    if found is not None:
+        target, name, template = found
+        path = program.display.get(target, target)
+        link.value = with_overwritten(template.value, list(ref.overwritten))
+        link.how = f"{ref.what}: {name} of {path}"
+        link.ref_span, link.ref_path = ref.span, setup.script_path
+        link.key_spans, link.key_path = dict(template.spans), path
+        return True
     setup.notes["config"] = f"{ref.what}: {ref.builder}, imported, is no config dict of a project module dslint reads"
     return False
 
@@ -1122,18 +1120,21 @@ _STRATEGY_ARGUMENTS = {"stage": "stage", "offload_param": "offload_parameters",
                        "offload_optimizer": "offload_optimizer", "offload_optimizer.device": "offload_optimizer_device"}
 _ACCELERATE_FIELDS = {"stage": "zero_stage", "offload_param": "offload_param_device",
                       "offload_optimizer": "offload_optimizer_device",
-                      "offload_optimizer.device": "offload_optimizer_device"}
+                      "offload_optimizer.device": "offload_optimizer_device",
+                      "zero3_save_16bit_model": "zero3_save_16bit_model"}
 
 
 def built_config_where(setup: TrainingSetup, setting: str) -> Optional[tuple[str, Span, str]]:
     """(path, span, name as written) of what sets `setting` ("stage", "offload_param",
-    "offload_optimizer", "offload_optimizer.device") of a config Lightning or accelerate builds;
+    "offload_optimizer", "offload_optimizer.device", "zero3_save_16bit_model") of a config Lightning or accelerate builds;
     None when the setup's config is a file (or a dict written in the script)."""
     cfg = setup.config
     if cfg.path is not None or not isinstance(cfg.value, dict):
         return None
     if cfg.from_strategy and setup.lightning is not None:
-        name = _STRATEGY_ARGUMENTS[setting]
+        name = _STRATEGY_ARGUMENTS.get(setting)  # (no DeepSpeedStrategy argument for the others)
+        if name is None:
+            return None
         if setup.lightning_cli is not None:
             found = setup.lightning_cli.where("strategy", "init_args", name) or setup.lightning_cli.where("strategy")
             return (found[0], found[1], name) if found else None

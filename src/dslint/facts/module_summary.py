@@ -586,6 +586,8 @@ class ModuleExports:
     # of one model-parallel group must read the same batch, so the data-parallel size is not the world.
     model_parallel: Optional[str] = None
     config_constants: dict = field(default_factory=dict)  # NAME -> DictTemplate of a DeepSpeed config dict (config_dicts.py)
+    # NAME -> str or int of a module-level `NAME = "cuda:0"` bound once and never rebound (`value_constants`)
+    value_constants: dict = field(default_factory=dict)
     multiprocess: Optional[tuple] = None  # (what, Span) of the module's first evidence of several processes
     # (row, what) of the first CUDA context its import creates (module-level code under no `if` but a
     # CUDA-availability test, outside `__main__`): importing it touches the current GPU
@@ -629,12 +631,63 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.model_parallel = model_parallelism(facts)
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE)
     exports.function_tables = function_tables(facts, set(exports.functions) | imported)
+    exports.value_constants = value_constants(facts, summariser.model)
     evidence = distributed_facts(facts).multiprocess_evidence
     if evidence:
         first = min(evidence, key=lambda e: (e.node.lineno, e.node.col_offset))
         exports.multiprocess = (first.what, facts.lines.span_of_node(first.node))
     _keep_what_matters(exports)
     return exports
+
+
+_MAX_CONSTANT = 200  # characters of a string constant worth keeping (a device, a URL, a path)
+
+
+def value_constants(facts: ScriptFacts, model) -> dict:
+    """NAME -> the str or int of each module-level `NAME = <literal>` (or `NAME: str = ...`) that is
+    the name's only binding in the module: not rebound, not assigned under `global`, not in a
+    branch. Another module's `from config import DEVICE` reads it (`exported_constant`)."""
+    out: dict = {}
+    candidates = []
+    for stmt in facts.tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            candidates.append((stmt.targets[0].id, stmt.value))
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            candidates.append((stmt.target.id, stmt.value))
+    candidates = [(name, value) for name, value in candidates if isinstance(value, ast.Constant) and (
+        isinstance(value.value, int) and not isinstance(value.value, bool)
+        or isinstance(value.value, str) and len(value.value) <= _MAX_CONSTANT)]
+    if not candidates:
+        return out
+    declared = {name for node, _ in facts.of_type(ast.Global) for name in node.names}
+    scope = model.own_scope(facts.tree)
+    for name, value in candidates:
+        bindings = scope.bindings.get(name, [])
+        if name not in declared and len(bindings) == 1 and bindings[0].value is value:
+            out[name] = value.value
+    return out
+
+
+def exported_constant(program, importer: str, local: str, table: str, depth: int = 0,
+                      exports: Optional[ModuleExports] = None) -> Optional[tuple]:
+    """(defining module, name, value) of the entry of `table` ("value_constants", "config_constants")
+    that the name `local` of `importer` was imported as (`from config import DEVICE`), followed through
+    packages that re-export it (`from .config import DEVICE` in an `__init__.py`), at most 3 hops;
+    None when it is no such constant of a project module."""
+    exports = exports if exports is not None else program.modules.get(importer)
+    if exports is None or depth > 3:
+        return None
+    for ref in exports.imports:
+        name = next((name for name, bound in ref.names if bound == local), None)
+        target = program.module_file(importer, ref.module, ref.level) if name else None
+        found = program.modules.get(target) if target is not None else None
+        if found is None:
+            continue
+        value = getattr(found, table).get(name)
+        if value is not None:
+            return target, name, value
+        return exported_constant(program, target, name, table, depth + 1)
+    return None
 
 
 def function_tables(facts: ScriptFacts, callables: set) -> dict:

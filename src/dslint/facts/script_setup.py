@@ -777,12 +777,22 @@ class _Extractor:
                 number, options = self.worker_count(value)
             self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
-            init = _literal(site.keyword("init_method"))
+            init = self.init_method(site.keyword("init_method"))
             if isinstance(init, str) and init.startswith("tcp://"):
                 port = init.rsplit(":", 1)[-1]
                 if port.isdigit():
                     self.out.ports.append(PortLiteral(self.span(site.keyword("init_method")), int(port),
                                                       f"init_method={init!r}"))
+
+    def init_method(self, expr: Optional[ast.AST]) -> Any:
+        """The init_method URL: a literal, a module constant or a name bound once (`known`), or a
+        config object's field kept at the default of a class of this module (`cfg.dist_url`)."""
+        value = self.known(expr)
+        if value is UNKNOWN and expr is not None:
+            found = instance_field(self.model, self.model.value_of(expr))
+            if found is not None and found.local:
+                value = _literal(class_field_default(self.model, dotted(found.klass) or "", found.field))
+        return value
 
     def read_env_device_indexes(self) -> None:
         """`torch.cuda.set_device(i)` where `i` reads the environment and nothing else."""

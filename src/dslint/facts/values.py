@@ -87,6 +87,31 @@ def traced_constant(model: SemanticModel, expr: Optional[ast.AST], *, hops: int 
     return TracedValue(value, tuple(dict.fromkeys(evaluator.options)), tuple(evaluator.followed))
 
 
+def imported_name(model: SemanticModel, expr: Optional[ast.AST], *, hops: int = 4) -> Optional[tuple]:
+    """(the from-import binding, the assigned values on the way) when `expr` stands for a name
+    imported from another module, through names bound once (`device = DEVICE`) and a
+    `torch.device(DEVICE)` of it: the value is that module's (module_summary.exported_constant
+    reads it in the project phase); None otherwise."""
+    node, trail = expr, []
+    for _ in range(hops):
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and \
+                (model.resolve(node.func) or "") == "torch.device":
+            node = node.args[0]
+        if not isinstance(node, ast.Name):
+            return None
+        binding = model.binding_of(node)
+        if binding is None:
+            return None
+        if binding.kind == "from-import":
+            return binding, tuple(trail)
+        following = model.assigned_value(node) if binding.kind == "assignment" and not binding.index else None
+        if following is None:
+            return None
+        trail.append(following)
+        node = following
+    return None
+
+
 class _Evaluator:
     __slots__ = ("model", "env_unset", "hops", "seen", "options", "followed")
 

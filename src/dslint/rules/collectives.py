@@ -130,7 +130,36 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
                      fix=_hoist_fix(facts, call, call.collective.label) if movable else None,
                      needs=("collective-since", (("framework", call.collective.since[0]),
                                                  ("version", call.collective.since[1])))
-                     if call.collective.since else None)
+                     if call.collective.since else ("accelerate-launch-shards", ())
+                     if call.collective.launch_shards else None)
+
+
+# accelerator.py save_state: DEEPSPEED and MEGATRON_LM call model.save_checkpoint, FSDP save_fsdp_model
+# (every rank writes its shard, with barriers inside); the other types only write files.
+_SHARDING_LAUNCHES = {"DEEPSPEED": "deepspeed", "FSDP": "multi_gpu", "MEGATRON_LM": "multi_gpu"}
+
+
+@decider("accelerate-launch-shards")
+def _decide_accelerate_launch_shards(finding, project, params):
+    """Keep a rank-gated accelerator.save_state() when a launch of its program is `accelerate launch`
+    with DeepSpeed, FSDP or Megatron-LM (its config file's distributed_type or --use_deepspeed/
+    --use_fsdp/--use_megatron_lm) and more than one process; the script alone does not say."""
+    from ..facts.program import norm_path
+
+    entries = {norm_path(p) for p in project.program.programs_of(finding.path)} or {norm_path(finding.path)}
+    for setup in link_setups(project):
+        launch = setup.accelerate
+        if setup.launch_path is None or norm_path(setup.script_path) not in entries or launch is None \
+                or launch.unknown or setup.spawner_kind != "accelerate":
+            continue
+        kind = launch.distributed_type
+        if _SHARDING_LAUNCHES.get(kind) != launch.launcher or not (launch.num_processes or 0) > 1:
+            continue
+        span = launch.span(("distributed_type",))
+        where = (launch.config.path, span, f"distributed_type: {kind}") if span is not None and launch.config else \
+            (setup.launch_path, setup.command.span, f"accelerate launch ({kind})") if setup.command is not None else None
+        return replace(finding, related=[*finding.related, where]) if where else finding
+    return None
 
 
 @decider("collective-since")

@@ -252,12 +252,7 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
             continue
         key = next((k for k in GATHER_KEYS if k in zero), None)
         save = setup.facts.saves[0]
-        consequence = {
-            "save_16bit_model": "save_16bit_model() saves nothing",
-            "save_fp16_model": "save_fp16_model() saves nothing",
-            "trainer.save_model": "save_model() writes no weights",
-            "accelerator.get_state_dict": "get_state_dict() raises ValueError",
-        }[save.what]
+        consequence = _CONSEQUENCE[save.what]
         zero_node = doc.node(("zero_optimization",))
         fix = None
         if doc.strict:
@@ -276,6 +271,45 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
                      "set it to true",
                      path=doc.path, fix=fix,
                      related=[(setup.script_path, save.span, "saves 16-bit weights")])
+    yield from _zero3_save_in_built_config(ctx)
+
+
+_CONSEQUENCE = {"save_16bit_model": "save_16bit_model() saves nothing",
+                "save_fp16_model": "save_fp16_model() saves nothing",
+                "trainer.save_model": "save_model() writes no weights",
+                "accelerator.get_state_dict": "get_state_dict() raises ValueError"}
+
+
+def _zero3_save_in_built_config(ctx: SetupContext) -> Iterator[Report]:
+    """The same for the config accelerate builds (from its launch config's deepspeed_config or a
+    DeepSpeedPlugin(...) in the script): zero3_save_16bit_model false (its default) is
+    stage3_gather_16bit_weights_on_model_save false."""
+    from ..facts.link import built_config_where
+
+    seen = set()
+    for setup in link_setups(ctx.project, ctx.settings):
+        if setup.config.consumer != "accelerate" or not setup.facts.saves:
+            continue
+        value = setup.config_value or {}
+        zero = value.get("zero_optimization")
+        read = effective(value, ctx.settings) if isinstance(zero, dict) else None
+        if read is None or read.zero_stage != 3:
+            continue
+        current = zero.get("stage3_gather_16bit_weights_on_model_save")
+        if current is not False:  # (True, 'auto', or a value the launch does not show)
+            continue
+        where = built_config_where(setup, "zero3_save_16bit_model")
+        if where is None:
+            continue
+        path, span, name = where
+        if (path, span.start_offset) in seen:
+            continue
+        seen.add((path, span.start_offset))
+        save = setup.facts.saves[0]
+        yield Report(span,
+                     f"ZeRO-3 with {short(name, 30)} false: {_CONSEQUENCE[save.what]} "
+                     f"({file_label(setup.script_path, 20)}:{save.span.start.row}); set zero3_save_16bit_model to true",
+                     path=path, related=[(setup.script_path, save.span, "saves 16-bit weights")])
 
 
 @setup_rule("DSL612", "scheduler-overrides-hf-trainer")

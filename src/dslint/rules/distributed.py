@@ -642,11 +642,25 @@ def _wrapper_call(model: SemanticModel, expr: Optional[ast.AST]) -> Optional[ast
     return value if _call_to(model, value, *_WRAPPERS) else None
 
 
+def _compiled_module(model: SemanticModel, expr: Optional[ast.AST]) -> Optional[ast.expr]:
+    """`x` of the `torch.compile(x, ...)` that `expr` evaluates to."""
+    if expr is None or not model.facts.calls_to("torch.compile"):
+        return None
+    value = model.value_of(expr)
+    if _call_to(model, value, "torch.compile") and value.args and not isinstance(value.args[0], ast.Starred):
+        return value.args[0]
+    return None
+
+
 def _is_ddp(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
     """`expr` holds a DistributedDataParallel wrapper (`ddp`, `self.model`), not a name that shadows
     one; also a parameter (`self.model` stored from `__init__`'s `model`) that every call of its
     def in this module (`Trainer(ddp, ...)`) passes one for, and a dataclass field every
-    construction of the object fills with one (`state.model` of `State(model=ddp)`)."""
+    construction of the object fills with one (`state.model` of `State(model=ddp)`); and
+    `torch.compile(ddp)`, whose OptimizedModule forwards attribute reads (`.module`) to it."""
+    compiled = _compiled_module(model, expr) if depth < 3 else None
+    if compiled is not None:
+        return _is_ddp(model, compiled, depth + 1)
     call = _wrapper_call(model, expr)
     if call is not None:
         return model.resolve(call.func) == DDP

@@ -13,14 +13,15 @@ from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiproc
 from ..facts.lightning_strategies import strategy_entry
 from ..facts.link import single_process_launches
 from ..facts.loads import loads_cpu_tensors
-from ..facts.program import is_test_module
+from ..facts.module_summary import exported_constant
+from ..facts.program import is_test_module, norm_path
 from ..facts.program_effects import (device_selections, function_effects, import_touches_cuda, imports_at_load,
                                      local_callee, project_call)
 from ..facts.program_ranks import several_rank_programs
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
 from ..facts.values import (TracedValue, class_field_default, env_read_key, env_writes, instance_field,
-                            is_rank_expression, launches_may_pass, traced_constant)
+                            imported_name, is_rank_expression, launches_may_pass, traced_constant)
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Location, Severity, Span
 from ..sources.names import dotted
@@ -77,12 +78,29 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         origins.add(key)
         return device, _origin(ctx, traced), ("fixed-device-everywhere", (("options", traced.options),))
 
+    def imported(site, arg, integers: bool, anchor, what: str):
+        """A device named by a constant of another module (`from config import DEVICE`): a
+        candidate the project phase decides (`_decide_imported_device`)."""
+        found = imported_name(model, arg) if arg is not None else None
+        if found is None or _conditional(ctx, site.node):
+            return None
+        binding, trail = found
+        if id(binding) in origins or any(_conditional(ctx, _statement(model, n)) for n in (binding.node, *trail)):
+            return None
+        origins.add(id(binding))
+        return Report(anchor, f"{short(binding.name, 30)} may be the same GPU on every rank",
+                      needs=("imported-fixed-device", (("local", binding.name), ("integers", integers), ("what", what))))
+
     for site in facts.calls_to("torch.cuda.set_device"):
         found = fixed(site, site.argument(0, "device"), True)
         if found:
             device, origin, needs = found
             yield Report(site.node, f"every rank selects GPU {short(device.split(':')[1], 12)}{origin}; use the local "
                          "rank: torch.cuda.set_device(local_rank)", needs=needs)
+        else:
+            candidate = imported(site, site.argument(0, "device"), True, site.node, "set_device")
+            if candidate:
+                yield candidate
     yield from _devices_from_class_defaults(ctx)
     if dist.framework_places_devices:
         return  # the framework moves models and batches; a literal there is its business
@@ -108,6 +126,10 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             device, origin, needs = found
             yield Report(site.node, f"{short(device, 16)}{origin} is the same GPU on every rank of this multi-process "
                          "script; use torch.device('cuda', local_rank)", needs=needs)
+        else:
+            candidate = imported(site, site.node, False, site.node, "device")
+            if candidate:
+                yield candidate
     for site in facts.method_calls("to") + [s for s in facts.calls if s.qualname and s.qualname.startswith("torch.")
                                            and s.qualname != "torch.device" and not s.qualname.startswith("torch.cuda.")]:
         if site.attr == "to":
@@ -123,6 +145,10 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             device, origin, needs = found
             yield Report(arg, f"'{short(device, 16)}'{origin} is the same GPU on every rank of this multi-process "
                          "script; use torch.device('cuda', local_rank)", needs=needs)
+        else:
+            candidate = imported(site, arg, site.attr == "to", arg, "device")
+            if candidate:
+                yield candidate
 
 
 def _traced_device(ctx: PythonContext, model, expr: Optional[ast.AST], integers: bool):
@@ -246,6 +272,33 @@ def _decide_fixed_device(finding, project, params):
     if launches_may_pass(project, finding.path, params.get("options") or ()):
         return None
     return finding
+
+
+@decider("imported-fixed-device")
+def _decide_imported_device(finding, project, params):
+    """Keep the finding when the imported name is a constant of a project module (maybe re-exported
+    by a package) that is one fixed GPU, and a launch of its program starts several processes."""
+    if single_process_launches(project, finding.path):
+        return None
+    found = exported_constant(project.program, norm_path(finding.path), params["local"], "value_constants")
+    if found is None:
+        return None
+    target, name, value = found
+    device = None
+    if isinstance(value, str) and _CUDA_INDEX.match(value.strip()):
+        device = value.strip()
+    elif params.get("integers") and isinstance(value, int) and not isinstance(value, bool):
+        device = f"cuda:{value}"
+    if device is None:
+        return None
+    origin = f"{short(name, 30)} of {file_label(project.program.display.get(target, target))}"
+    if params.get("what") == "set_device":
+        message = (f"every rank selects GPU {short(device.split(':')[1], 12)} ({origin}); use the local rank: "
+                   "torch.cuda.set_device(local_rank)")
+    else:
+        message = (f"'{short(device, 16)}' ({origin}) is the same GPU on every rank of this multi-process script; "
+                   "use torch.device('cuda', local_rank)")
+    return replace(finding, message=message)
 
 
 @decider("class-default-is-fixed-device")
