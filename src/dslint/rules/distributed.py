@@ -387,18 +387,23 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         epoch_loop = _epoch_loop_over(ctx, loaders)
         if epoch_loop is None:
             continue
-        variable = epoch_counter(epoch_loop)
-        fix = None
-        if variable:
-            body_span = facts.lines.span_of_node(epoch_loop)
-            fix = make_fix("insert-set-epoch", f"Call {short(sampler, 32)}.set_epoch({short(variable, 20)}) at the start "
-                           "of each epoch",
-                           Applicability.SAFE, row=body_span.start.row, column=body_span.start.column,
-                           sampler=sampler, variable=variable)
+        fix = set_epoch_fix(facts, epoch_loop, sampler)
         yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch",
                      fix=fix)
     yield from _factory_loaders_in_epoch_loops(ctx)
+
+
+def set_epoch_fix(facts: ScriptFacts, epoch_loop: ast.AST, sampler: str):
+    """The safe fix that calls `sampler.set_epoch(<the loop's counter>)` first in the epoch loop (None
+    when the loop has no counter to pass)."""
+    variable = epoch_counter(epoch_loop)
+    if not variable:
+        return None
+    body_span = facts.lines.span_of_node(epoch_loop)
+    return make_fix("insert-set-epoch", f"Call {short(sampler, 32)}.set_epoch({short(variable, 20)}) at the start of "
+                    "each epoch", Applicability.SAFE, row=body_span.start.row, column=body_span.start.column,
+                    sampler=sampler, variable=variable)
 
 
 def _factory_loaders_in_epoch_loops(ctx: PythonContext) -> Iterator[Report]:
@@ -409,13 +414,7 @@ def _factory_loaders_in_epoch_loops(ctx: PythonContext) -> Iterator[Report]:
         epoch_loop = _epoch_loop_over(ctx, {name})
         if epoch_loop is None:
             continue
-        variable = epoch_counter(epoch_loop)
-        fix = None
-        if variable:
-            body_span = facts.lines.span_of_node(epoch_loop)
-            fix = make_fix("insert-set-epoch", f"Call {short(name, 24)}.sampler.set_epoch({short(variable, 20)}) at the "
-                           "start of each epoch", Applicability.SAFE, row=body_span.start.row,
-                           column=body_span.start.column, sampler=f"{name}.sampler", variable=variable)
+        fix = set_epoch_fix(facts, epoch_loop, f"{name}.sampler")
         yield Report(site.node, f"{short(name, 20)}.sampler.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch", fix=fix,
                      needs=("factory-loader-shuffles", (("callee", callee), ("index", index))))
