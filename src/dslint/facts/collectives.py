@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..sources.names import dotted
-from .conditions import RankGate, rank_gate, rank_tests
+from .conditions import RankGate, rank_gate, rank_tests, ranked_groups, same_group
 from .bindings import partial_calls
 from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
@@ -121,7 +121,7 @@ class CollectiveFinder:
         label = f"{receiver}.{attr}" if receiver else attr
         for prefix in _DIST_MODULES:
             if q.startswith(prefix) and q[len(prefix):] in _DIST_COLLECTIVES:
-                if self._subgroup(site):
+                if self._subgroup(site) and not self._gated_within_group(site):
                     return None
                 return Collective(COLLECTIVE, label, "a torch.distributed collective")
         if q.startswith("mpi4py.MPI.") and attr in _MPI_COLLECTIVES:
@@ -234,6 +234,15 @@ class CollectiveFinder:
             return False
         text = ast.unparse(group)
         return not (literal(group) is None and text == "None") and "WORLD" not in text
+
+    def _gated_within_group(self, site: CallSite) -> bool:
+        """The collective runs on group G under a test of the rank within that same G
+        (`if dist.get_rank(group=G) == 0: dist.broadcast(x, src, group=G)`): the other members of G
+        never join. A test of a rank in another group (Megatron's tp_rank guarding a pipeline-group
+        broadcast) proves nothing."""
+        group = site.argument(GROUP_POSITION.get(site.attr), "group")
+        return any(same_group(self.facts, group, tested)
+                   for guard, _ in site.ctx.guards for tested in ranked_groups(self.facts, guard.test))
 
     def attribute_collective(self, node: ast.Attribute) -> Optional[Collective]:
         """`trainer.log_dir` broadcasts the directory from rank 0 (a collective on every access)."""

@@ -284,6 +284,56 @@ def mentions_rank(facts: ScriptFacts, expr: ast.AST) -> bool:
     return rank_tests(facts).mentions_rank(expr)
 
 
+_GET_RANK = ("torch.distributed.get_rank", "deepspeed.comm.get_rank", "deepspeed.comm.comm.get_rank")
+
+
+def same_group(facts: ScriptFacts, a: ast.AST, b: ast.AST) -> bool:
+    """Do two group expressions read the same binding (`tp_group` and `tp_group` reached by one
+    assignment; `self.group` and `self.group` in one method)? Calls and anything else: no."""
+    from .bindings import semantic_model
+
+    model = semantic_model(facts)
+    if isinstance(a, ast.Name) and isinstance(b, ast.Name):
+        binding = model.binding_of(a)
+        return a.id == b.id and binding is not None and binding is model.binding_of(b)
+    if isinstance(a, ast.Attribute) and isinstance(b, ast.Attribute):
+        return a.attr == b.attr and same_group(facts, a.value, b.value)
+    return False
+
+
+def ranked_groups(facts: ScriptFacts, test: ast.AST) -> list:
+    """The group expressions G whose own rank the condition compares with a constant:
+    `dist.get_rank(group=G) == 0`, `dist.get_rank(G) != 0`, `G.rank() == 0`, or a name assigned one
+    of these (`tp_rank = dist.get_rank(tp_group)`; `if tp_rank == 0`). Such a test is true on some
+    ranks of G and false on others."""
+    from .bindings import semantic_model
+
+    model = semantic_model(facts)
+    found: list = []
+
+    def group_of(side: ast.AST) -> Optional[ast.AST]:
+        if isinstance(side, ast.Name):
+            side = model.value_of(side)
+        if not isinstance(side, ast.Call):
+            return None
+        if model.resolve(side.func) in _GET_RANK:
+            group = side.args[0] if side.args else next((k.value for k in side.keywords if k.arg == "group"), None)
+            return group if group is not None and literal(group) is None and not (
+                isinstance(group, ast.Constant)) and "WORLD" not in ast.unparse(group) else None
+        if isinstance(side.func, ast.Attribute) and side.func.attr == "rank" and not side.args and not side.keywords:
+            return side.func.value
+        return None
+
+    for node in ast.walk(test):
+        if not isinstance(node, ast.Compare) or any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops):
+            continue
+        sides = [node.left, *node.comparators]
+        groups = [g for g in map(group_of, sides) if g is not None]
+        if len(groups) == 1 and all(_flat_constants(s) is not None for s in sides if group_of(s) is None):
+            found.append(groups[0])
+    return found
+
+
 def _rank_word(name: str, main: bool = False) -> bool:
     return bool(RANK_WORDS.search(name) or (main and _MAIN_WORDS.search(name)))
 

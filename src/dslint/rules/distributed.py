@@ -705,6 +705,37 @@ def _steps_plain_optimizer(model: SemanticModel, site: CallSite) -> bool:
         and "lr_scheduler" not in model.resolve(v.func) for v in values)
 
 
+def _unused_ddp_mask(facts: ScriptFacts, model: SemanticModel) -> Optional[list]:
+    """Spans of the text that name DDP only to build a wrapper nothing uses (`ddp = DDP(model)`
+    while the loop calls `model(x)`), with the imports of the name: an unused wrapper never
+    all-reduces. None when some DDP(...) may be used: called, passed on, returned, stored, or read
+    for anything but `.module` (or is no plain `name = DDP(...)`)."""
+    calls = facts.calls_to(DDP)
+    if not calls:
+        return []
+    bound = {id(b.value): b for b in model.names_bound_to(DDP) if b.index is None}
+    spans = []
+    for site in calls:
+        binding = bound.get(id(site.node))
+        if binding is None or "." in binding.name or binding.kind != "assignment":
+            return None
+        for use in model.uses_of(binding):
+            parent = model.parent_of(use)
+            if not (isinstance(parent, ast.Attribute) and parent.value is use and parent.attr == "module"):
+                return None
+        spans.append(facts.lines.span_of_node(site.node.func))
+    for node, _ in facts.of_type(ast.ImportFrom):
+        if any(alias.name == "DistributedDataParallel" for alias in node.names):
+            spans.append(facts.lines.span_of_node(node))
+    return spans
+
+
+def _masked(text: str, spans: list) -> str:
+    for span in sorted(spans, key=lambda s: s.start_offset, reverse=True):
+        text = text[:span.start_offset] + " " * (span.end_offset - span.start_offset) + text[span.end_offset:]
+    return text
+
+
 @python_rule("DSL303", "unsynchronised-model", severity=Severity.ERROR)
 def unsynchronised_model(ctx: PythonContext) -> Iterator[Report]:
     """A process group and a training loop, but nothing averages the gradients across ranks."""
@@ -723,10 +754,16 @@ def unsynchronised_model(ctx: PythonContext) -> Iterator[Report]:
         return
     # Checked last: the text search is the costly part (an LSP lint of a 2,000-line script).
     if any(q.startswith("torch.distributed.") and q.rsplit(".", 1)[-1] not in _BASIC_DIST
-           for q in facts._by_qualname) or _SYNC_WORDS.search(facts.text):
+           for q in facts._by_qualname):
+        return
+    unused = _unused_ddp_mask(facts, model)
+    if unused is None or _SYNC_WORDS.search(_masked(facts.text, unused) if unused else facts.text):
         return  # a wrapper, a collective or something we do not model: it may synchronise
-    yield Report(backwards[0].node, f"a process group (line {pg[0].node.lineno}) but nothing averages the gradients, so "
-                 "every rank trains its own copy; wrap the model in DistributedDataParallel before the optimizer")
+    wrappers = facts.calls_to(DDP)
+    unused_note = f" (the DDP wrapper of line {wrappers[0].node.lineno} is never called)" if wrappers else ""
+    yield Report(backwards[0].node, f"a process group (line {pg[0].node.lineno}) but nothing averages the gradients{unused_note}, "
+                 "so every rank trains its own copy; wrap the model in DistributedDataParallel before the optimizer"
+                 + (" and train through the wrapper" if wrappers else ""))
 
 
 # -- DSL304 ----------------------------------------------------------------------------------
