@@ -62,10 +62,13 @@ def batch_problem(tbs, micro, gas, world: int) -> Optional[str]:
     return None
 
 
-def _data_parallel_is_world(setup: TrainingSetup, config: dict) -> bool:
+def _data_parallel_is_world(setup: TrainingSetup, config: dict, project=None) -> bool:
     """Model/pipeline/sequence parallelism divide the world: then the files do not show the
-    data-parallel size."""
+    data-parallel size (a PipelineModule, tensor-parallel groups or a device mesh in the program, an
+    mpu, the config's pipeline/sequence/autotp sizes)."""
     if any(init.has_mpu for init in setup.facts.deepspeed_inits):
+        return False
+    if project is not None and project.program.model_parallelism(setup.script_path):
         return False
     if "sequence_parallel_size" in config or "pipeline" in config and isinstance(config.get("pipeline"), dict) \
             and config["pipeline"].get("stages") not in (None, "auto", 1):
@@ -88,7 +91,7 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
         doc = ctx.project.configs.get(cfg.path) if cfg.path else None
         where = cfg.path or cfg.key_path
         value = setup.config_value
-        if (doc is None and not cfg.key_spans) or value is None or not _data_parallel_is_world(setup, value):
+        if (doc is None and not cfg.key_spans) or value is None or not _data_parallel_is_world(setup, value, ctx.project):
             continue
         tbs, micro, gas = (_int(value.get(k)) for k in BATCH_KEYS)
         if any(value.get(k) is not None and v is None for k, v in zip(BATCH_KEYS, (tbs, micro, gas))):

@@ -537,6 +537,11 @@ def _read_sbatch_directives(state: _State) -> None:
             body = line_start + len("#SBATCH")
             items = lex(text, body, line_start + len(line))
             args = [_resolve_word(w, state, False)[0] for w in items if isinstance(w, Word)]
+            if any(getattr(a, "value", None) in ("hetjob", "packjob") for a in args):
+                # A heterogeneous job: each component has its own nodes and tasks, and an srun picks
+                # one with --het-group. Not modelled: no directive says what a launch line gets.
+                state.sbatch.__init__()
+                return
             options, _ = parse_getopt(args, 0, flags.SBATCH_LONG, flags.SBATCH_SHORT)
             for option in options:
                 _record_sbatch(state.sbatch, option)
