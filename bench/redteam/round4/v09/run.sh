@@ -1,0 +1,1 @@
+deepspeed --hostfile hostfile train.py --deepspeed --deepspeed_config configs/zeropp.json

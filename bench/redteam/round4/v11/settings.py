@@ -1,0 +1,2 @@
+NUM_STAGES = 2
+HIDDEN = 256

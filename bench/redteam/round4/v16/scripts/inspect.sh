@@ -1,0 +1,1 @@
+python tools/inspect_ckpt.py out/det/last.pt

@@ -1,0 +1,2 @@
+STRATEGY_KW = dict(stage=3, offload_optimizer=True, offload_parameters=True)
+DEVICES = 4

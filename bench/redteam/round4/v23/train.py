@@ -1,0 +1,22 @@
+import torch
+from accelerate import Accelerator, DeepSpeedPlugin
+from plugin_kw import BASE_KW
+
+
+def main():
+    plugin = DeepSpeedPlugin(**{**BASE_KW, "offload_param_device": "cpu"})
+    accelerator = Accelerator(deepspeed_plugin=plugin, mixed_precision="bf16")
+    model = torch.nn.Linear(32, 32)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    ds = torch.utils.data.TensorDataset(torch.randn(512, 32))
+    dl = torch.utils.data.DataLoader(ds, batch_size=8, shuffle=True)
+    model, opt, dl = accelerator.prepare(model, opt, dl)
+    for (x,) in dl:
+        loss = model(x).sum()
+        accelerator.backward(loss)
+        opt.step()
+        opt.zero_grad()
+
+
+if __name__ == "__main__":
+    main()

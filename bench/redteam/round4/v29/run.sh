@@ -1,0 +1,1 @@
+accelerate launch --config_file configs/accel.yaml train.py
