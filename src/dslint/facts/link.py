@@ -854,6 +854,13 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             link.key_spans, link.key_path = dict(ref.key_spans), setup.script_path
             setup.config = link
             return
+        elif ref.how == "config-object":
+            from .omegaconf_values import setup_read_value
+
+            value = setup_read_value(project, setup, ref.config_read)
+            if isinstance(value, str) and value:
+                written = value
+                how = f"{ref.what}: {'.'.join(ref.config_read.keys)} of the {ref.config_read.how} YAML config"
         elif ref.how == "plugin":
             _plugin_config(setup, ref, link)
             setup.config = link

@@ -28,8 +28,8 @@ from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
 from .config_dicts import NotLiteral, literal_leaf, overwritten, template_of, with_overwritten
 from .summary import summary_extractor
-from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default, constant,
-                     env_accesses, instance_field, traced_constant)
+from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
+                     config_object_read, constant, env_accesses, instance_field, traced_constant)
 
 CPU_OPTIMIZERS = ("deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam",
                   "deepspeed.ops.adagrad.DeepSpeedCPUAdagrad", "deepspeed.ops.lion.DeepSpeedCPULion",
@@ -76,6 +76,9 @@ class ConfigRef:
     # how="imported": `config=DS_CONFIG` from `from conf import DS_CONFIG` (`builder` is the local name); the
     # key paths the script assigns in it afterwards, which are then not the constant's
     overwritten: tuple = ()
+    # how="config-object": `config=cfg.deepspeed.config_path`, a leaf of an OmegaConf/Hydra YAML config
+    # (values.ConfigObjectRead); the linker reads it (omegaconf_values.config_ref_path)
+    config_read: Any = None
 
 
 @dataclass(frozen=True)
@@ -319,6 +322,9 @@ class _Extractor:
         built = self.built_by_call(expr, consumer, what)
         if built is not None:
             return built
+        read = config_object_read(self.model, expr)
+        if read is not None:
+            return ConfigRef("config-object", consumer, what, span, config_read=read)
         name = dotted(expr)
         if name and "." in name:
             head, attr = name.rsplit(".", 1)
@@ -343,6 +349,10 @@ class _Extractor:
         if isinstance(expr, ast.Call):
             # json.load(open(path)) / hjson.load / yaml: follow the path argument
             inner = expr.args[0] if expr.args else None
+            if isinstance(inner, ast.Name):  # `with open(path) as f: cfg = json.load(f)`
+                opened = self.model.binding_of(inner)
+                if opened is not None and opened.kind == "with":
+                    inner = opened.context
             if isinstance(inner, ast.Call) and getattr(inner.func, "id", "") == "open" and inner.args:
                 ref = self.config_ref(inner.args[0], consumer, what, depth + 1)
                 return ConfigRef(ref.how, consumer, what, span, ref.path, ref.options, ref.env)
@@ -358,8 +368,18 @@ class _Extractor:
                 if all(_same_source(r, refs[0]) for r in refs):
                     if refs[0].how == "dict" and isinstance(refs[0].value, dict):
                         return self.dict_as_used(expr, leaves, refs[0])
+                    if refs[0].how == "literal" and isinstance(leaves[0], ast.Call) and self.changed_after_load(expr, leaves):
+                        return ConfigRef("unknown", consumer, what, span)  # `cfg = json.load(f); cfg["x"] = ...`
                     return refs[-1]  # assigned in branches to different values: unknown
         return ConfigRef("unknown", consumer, what, span)
+
+    def changed_after_load(self, expr: ast.AST, leaves: list) -> bool:
+        """Is the dict a config file was loaded into (`cfg = json.load(f)`) changed before it is used, or
+        may it be (a key assigned, `update()`, passed to a function)? Then the file is not the config."""
+        binding = self.model.binding_of(expr) if isinstance(expr, ast.Name) else None
+        if binding is None or len(leaves) != 1 or binding.value is not leaves[0]:
+            return True
+        return overwritten(self.model, binding, expr) != []
 
     def dict_as_used(self, expr: ast.AST, leaves: list, ref: ConfigRef) -> ConfigRef:
         """A dict literal bound to the name the config is given as: the keys the module assigns afterwards

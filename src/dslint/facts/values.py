@@ -1326,3 +1326,94 @@ def launches_may_pass(project: Any, path: str, options: tuple) -> bool:
         if command is None or option_on_command_line(command.script_args, options)[0] is not False:
             return True
     return False
+
+
+# -- OmegaConf / Hydra config objects -----------------------------------------------------------
+_OMEGACONF_LOADS = frozenset(("omegaconf.OmegaConf.load", "omegaconf.omegaconf.OmegaConf.load"))
+# Calls that read a config object without changing it; any other call it is passed to might.
+_READS_CONFIG = frozenset(("print", "omegaconf.OmegaConf.to_yaml", "omegaconf.OmegaConf.to_container",
+                           "omegaconf.OmegaConf.to_object", "omegaconf.OmegaConf.set_struct",
+                           "omegaconf.OmegaConf.set_readonly"))
+
+
+@dataclass(frozen=True)
+class ConfigObjectRead:
+    """`cfg.model.device` where `cfg` is `OmegaConf.load("<path>")` (how="load", path the YAML file
+    as written) or the config parameter of `@hydra.main(config_path=..., config_name=...)` (how="hydra",
+    path the config folder, name the primary config). The YAML leaf is read in the project phase
+    (facts/omegaconf_values.py)."""
+
+    how: str
+    path: str
+    name: Optional[str]
+    keys: tuple
+
+
+def config_object_read(model: SemanticModel, expr: Optional[ast.AST], hops: int = 4) -> Optional[ConfigObjectRead]:
+    """The OmegaConf/Hydra config leaf `expr` reads (through a few names), or None when it is not one,
+    or the config object may be changed in the script (a store into it, a merge, passed to a call)."""
+    if expr is None:
+        return None
+    node = model.value_of(expr, hops) if isinstance(expr, ast.Name) else expr
+    keys: list = []
+    while True:
+        if isinstance(node, ast.Attribute):
+            keys.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            keys.append(node.slice.value)
+            node = node.value
+        else:
+            break
+    if not keys or not isinstance(node, ast.Name):
+        return None
+    binding = model.binding_of(node)
+    if binding is None or _config_changed(model, binding):
+        return None
+    keys_read = tuple(reversed(keys))
+    if binding.kind == "assignment" and binding.index is None and isinstance(binding.value, ast.Call):
+        call = binding.value
+        if model.resolve(call.func) in _OMEGACONF_LOADS and len(call.args) == 1 and not call.keywords:
+            path = literal(call.args[0])
+            if isinstance(path, str) and path:
+                return ConfigObjectRead("load", path, None, keys_read)
+        return None
+    if binding.kind == "parameter":
+        return _hydra_read(model, binding, keys_read)
+    return None
+
+
+def _hydra_read(model: SemanticModel, binding: Binding, keys: tuple) -> Optional[ConfigObjectRead]:
+    arguments = model.parent_of(binding.node)
+    function = model.parent_of(arguments) if isinstance(arguments, ast.arguments) else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    positional = [*function.args.posonlyargs, *function.args.args]
+    if not positional or positional[0] is not binding.node:
+        return None
+    for decorator in function.decorator_list:
+        if not isinstance(decorator, ast.Call) or model.resolve(decorator.func) != "hydra.main":
+            continue
+        # hydra.main(config_path=None, config_name=None, version_base=...)
+        path = literal(_argument(decorator, 0, "config_path"))
+        name = literal(_argument(decorator, 1, "config_name"))
+        if isinstance(path, str) and isinstance(name, str) and name:
+            return ConfigObjectRead("hydra", path, name, keys)
+    return None
+
+
+def _config_changed(model: SemanticModel, binding: Binding) -> bool:
+    for use in model.uses_of(binding):
+        node, parent = use, model.parent_of(use)
+        while isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is node:
+            node, parent = parent, model.parent_of(parent)
+        if getattr(node, "ctx", None) is not None and not isinstance(node.ctx, ast.Load):
+            return True  # cfg.device = ..., del cfg.x
+        if isinstance(parent, ast.Call) and parent.func is node and node is not use:
+            return True  # cfg.merge_with(...), cfg.update(...)
+        if isinstance(parent, (ast.Call, ast.keyword)) and node is use:
+            call = parent if isinstance(parent, ast.Call) else model.parent_of(parent)
+            if not isinstance(call, ast.Call) or model.resolve(call.func) not in _READS_CONFIG and \
+                    dotted(call.func) not in _READS_CONFIG:
+                return True  # OmegaConf.update(cfg, ...), helper(cfg)
+    return False

@@ -20,8 +20,10 @@ from ..facts.program_effects import (device_selections, function_effects, import
 from ..facts.program_ranks import several_rank_programs
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
-from ..facts.values import (TracedValue, class_field_default, env_read_key, env_writes, instance_field,
-                            imported_name, is_rank_expression, launches_may_pass, traced_constant)
+from ..facts.omegaconf_values import config_read_value
+from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
+                            env_writes, instance_field, imported_name, is_rank_expression, launches_may_pass,
+                            traced_constant)
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Location, Severity, Span
 from ..sources.names import dotted
@@ -82,6 +84,8 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         """A device named by a constant of another module (`from config import DEVICE`): a
         candidate the project phase decides (`_decide_imported_device`)."""
         found = imported_name(model, arg) if arg is not None else None
+        if found is None and not _conditional(ctx, site.node):
+            return config_read(arg, integers, anchor, what)
         if found is None or _conditional(ctx, site.node):
             return None
         binding, trail = found
@@ -90,6 +94,23 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         origins.add(id(binding))
         return Report(anchor, f"{short(binding.name, 30)} may be the same GPU on every rank",
                       needs=("imported-fixed-device", (("local", binding.name), ("integers", integers), ("what", what))))
+
+    def config_read(arg, integers: bool, anchor, what: str):
+        """A device read from an OmegaConf/Hydra YAML (`cfg.device`): the project phase reads the leaf
+        (`_decide_config_device`)."""
+        read = config_object_read(model, arg)
+        if read is None:
+            return None
+        followed = model.value_of(arg) if isinstance(arg, ast.Name) else arg
+        if followed is not arg and _conditional(ctx, _statement(model, followed)):
+            return None
+        key = ("config", read)
+        if key in origins:
+            return None
+        origins.add(key)
+        return Report(anchor, f"{short(dotted(followed) or 'the config value', 30)} may be the same GPU on every rank",
+                      needs=("config-fixed-device", (("how", read.how), ("path", read.path), ("name", read.name),
+                                                     ("keys", read.keys), ("integers", integers), ("what", what))))
 
     for site in facts.calls_to("torch.cuda.set_device"):
         found = fixed(site, site.argument(0, "device"), True)
@@ -292,6 +313,32 @@ def _decide_imported_device(finding, project, params):
     if device is None:
         return None
     origin = f"{short(name, 30)} of {file_label(project.program.display.get(target, target))}"
+    if params.get("what") == "set_device":
+        message = (f"every rank selects GPU {short(device.split(':')[1], 12)} ({origin}); use the local rank: "
+                   "torch.cuda.set_device(local_rank)")
+    else:
+        message = (f"'{short(device, 16)}' ({origin}) is the same GPU on every rank of this multi-process script; "
+                   "use torch.device('cuda', local_rank)")
+    return replace(finding, message=message)
+
+
+@decider("config-fixed-device")
+def _decide_config_device(finding, project, params):
+    """Keep the finding when the YAML leaf is one fixed GPU for every launch of the script, and a launch
+    of its program starts several processes."""
+    if single_process_launches(project, finding.path):
+        return None
+    read = ConfigObjectRead(params["how"], params["path"], params["name"], tuple(params["keys"]))
+    value = config_read_value(project, finding.path, read)
+    device = None
+    if isinstance(value, str) and _CUDA_INDEX.match(value.strip()):
+        device = value.strip()
+    elif params.get("integers") and isinstance(value, int) and not isinstance(value, bool):
+        device = f"cuda:{value}"
+    if device is None:
+        return None
+    where = read.path if read.how == "load" else f"{read.path}/{read.name} (Hydra)"
+    origin = f"{'.'.join(read.keys)} in {short(where, 40)}"
     if params.get("what") == "set_device":
         message = (f"every rank selects GPU {short(device.split(':')[1], 12)} ({origin}); use the local rank: "
                    "torch.cuda.set_device(local_rank)")

@@ -1,0 +1,161 @@
+"""The YAML leaf an OmegaConf/Hydra config read gives (project phase; values.config_object_read finds
+the read). Proven values only: anything dslint does not model gives UNKNOWN.
+
+`OmegaConf.load(path)`: the path is relative to the job's working directory (the launch line's
+folders), or the script's folder when no launch line starts it. `@hydra.main(config_path, config_name)`:
+Hydra resolves config_path against the folder of the file that declares the function, composes
+`<config_name>.yaml` with its `defaults:` list; a group entry `- deepspeed: zero3` puts
+`<config_path>/deepspeed/zero3.yaml` under the key `deepspeed`. A key that more than one composed file
+defines is UNKNOWN (which one wins depends on `_self_`'s place and Hydra's version), and so is any
+other defaults entry (packages `@`, `override`, `optional`, nested paths, interpolations), a `# @package`
+header, an interpolation `${...}` or a missing value `???` on the way, and any `key=value` launch word
+whose key shares a prefix with the key read (a group choice `deepspeed=zero2` picks that option).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any, Optional
+
+from .values import UNKNOWN, ConfigObjectRead
+
+_SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_OPTION = re.compile(r"^[A-Za-z0-9_.-]+$")
+# Hydra's own options that change which config is composed.
+_CONFIG_OPTIONS = ("--config-path", "-cp", "--config-name", "-cn", "--config-dir", "-cd")
+
+
+def config_read_value(project: Any, script_path: str, read: ConfigObjectRead) -> Any:
+    """The value every launch of the script reads there, else UNKNOWN."""
+    from .link import _config_bases, link_setups
+    from .program import norm_path
+
+    values = []
+    # the launches of every program the module runs in (a module the entry script imports, too)
+    entries = {norm_path(p) for p in project.program.programs_of(script_path)} or {norm_path(script_path)}
+    setups = [s for s in link_setups(project) if norm_path(s.script_path) in entries]
+    for setup in setups or [None]:
+        if read.how == "load":
+            bases = [b for b, _ in _config_bases(project, setup)] if setup is not None else \
+                [_script_dir(project, script_path)]
+            value = _load_leaf(project, bases, read)
+        else:
+            args = list(setup.command.script_args) if setup is not None and setup.command is not None else []
+            value = _hydra_leaf(project, _script_dir(project, script_path), read, args)
+        if value is UNKNOWN:
+            return UNKNOWN
+        values.append(value)
+    return values[0] if all(v == values[0] for v in values) else UNKNOWN
+
+
+def setup_read_value(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
+    """The value one launch (a linked TrainingSetup) reads there, else UNKNOWN."""
+    from .link import _config_bases
+
+    if read.how == "load":
+        return _load_leaf(project, [b for b, _ in _config_bases(project, setup)], read)
+    args = list(setup.command.script_args) if setup.command is not None else []
+    return _hydra_leaf(project, _script_dir(project, setup.script_path), read, args)
+
+
+def _script_dir(project: Any, script_path: str) -> Path:
+    path = Path(script_path)
+    return (path if path.is_absolute() else Path(project.root) / path).parent
+
+
+def _yaml(project: Any, path: Path) -> Any:
+    """The parsed mapping of a YAML file (memoised per project), UNKNOWN when missing or unreadable."""
+    from ..sources import yaml_configs
+
+    project.note_input(str(path))
+    memo = project.__dict__.get("_omegaconf_memo")
+    if memo is None:
+        memo = project._omegaconf_memo = {}  # type: ignore[attr-defined]
+    key = str(path)
+    if key not in memo:
+        doc = yaml_configs.read_yaml(key, key) if path.is_file() else None
+        ok = doc is not None and doc.error is None and isinstance(doc.value, dict) and "@package" not in (doc.text or "")
+        memo[key] = doc.value if ok else UNKNOWN
+    return memo[key]
+
+
+def _load_leaf(project: Any, bases: list, read: ConfigObjectRead) -> Any:
+    found = {}
+    for base in bases:
+        path = Path(read.path) if os.path.isabs(read.path) else base / read.path
+        project.note_input(str(path))
+        if path.is_file():
+            found.setdefault(path.resolve(), path)
+    if len(found) != 1:
+        return UNKNOWN
+    return _leaf(_yaml(project, next(iter(found.values()))), read.keys)
+
+
+def _hydra_leaf(project: Any, script_dir: Path, read: ConfigObjectRead, args: list) -> Any:
+    if os.path.isabs(read.path):
+        return UNKNOWN
+    folder = script_dir / read.path
+    name = read.name if read.name.endswith(".yaml") else f"{read.name}.yaml"
+    primary = _yaml(project, folder / name)
+    if primary is UNKNOWN:
+        return UNKNOWN
+    choices: dict = {}
+    defaults = primary.get("defaults", [])
+    if not isinstance(defaults, list):
+        return UNKNOWN
+    for entry in defaults:
+        if entry == "_self_":
+            continue
+        if not (isinstance(entry, dict) and len(entry) == 1):
+            return UNKNOWN
+        (group, option), = entry.items()
+        if not (isinstance(group, str) and _SIMPLE.match(group) and isinstance(option, str) and _OPTION.match(option)):
+            return UNKNOWN
+        choices[group] = option
+    for arg in args:
+        text = arg.value
+        if text is None:
+            return UNKNOWN  # a word dslint cannot read may be any override
+        if text.split("=", 1)[0] in _CONFIG_OPTIONS:
+            return UNKNOWN
+        key, eq, value = text.partition("=")
+        if not eq or key.startswith("-"):
+            continue
+        if key in choices and _OPTION.match(value):
+            choices[key] = value  # a group choice on the command line
+            continue
+        parts = tuple(key.lstrip("+~").split("."))
+        if parts[:len(read.keys)] == read.keys[:len(parts)]:
+            return UNKNOWN
+    sources = [({k: v for k, v in primary.items() if k != "defaults"}, ())]
+    for group, option in choices.items():
+        content = _yaml(project, folder / group / f"{option}.yaml")
+        if content is UNKNOWN or "defaults" in content:
+            if read.keys[0] == group:
+                return UNKNOWN
+            continue
+        sources.append((content, (group,)))
+    found = []
+    for content, package in sources:
+        if read.keys[:len(package)] != package:
+            continue
+        rest = read.keys[len(package):]
+        if rest and rest[0] in content:
+            found.append(_leaf(content, rest))
+        elif not rest:
+            return UNKNOWN
+    return found[0] if len(found) == 1 else UNKNOWN
+
+
+def _leaf(content: Any, keys: tuple) -> Any:
+    value = content
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return UNKNOWN
+        value = value[key]
+        if isinstance(value, str) and ("${" in value or value == "???"):
+            return UNKNOWN
+    if isinstance(value, (dict, list)):
+        return UNKNOWN
+    return value
