@@ -34,3 +34,35 @@ def test_the_inline_form_is_the_same(project):
                                               'cfg = json.load(open("ds.json"))').format(change='cfg["train_batch_size"] = 64\n'),
                    "ds.json": CONFIG, "run.sh": "deepspeed --num_gpus 8 train.py\n"})
     assert "DSL610" not in project.codes()  # (was read as the file, ignoring the assignment)
+
+
+MERGED = """import deepspeed
+import torch
+
+BASE = {{"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}}
+{more}
+CONFIG = {{**BASE, {entries}}}
+model = torch.nn.Linear(8, 8)
+engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=CONFIG)
+"""
+
+
+@pytest.mark.parametrize("more, entries, flagged", [
+    ("", '"train_batch_size": 128', True),  # 4 x 2 x 8 = 64
+    ("", '"train_batch_size": 64', False),
+    ('LARGE = {"train_batch_size": 128}', "**LARGE", True),
+    ('BASE["gradient_accumulation_steps"] = 4', '"train_batch_size": 128', False),  # BASE changes: unknown
+])
+def test_a_dict_merged_from_module_constants(project, more, entries, flagged):
+    project.write({"train.py": MERGED.format(more=more, entries=entries), "run.sh": "deepspeed --num_gpus 8 train.py\n"})
+    assert ("DSL610" in project.codes()) == flagged
+
+
+def test_a_merged_config_in_another_module(project):
+    project.write({"ds_cfg.py": 'BASE = {"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2}\n'
+                                'LARGE = {"train_batch_size": 128}\nCONFIG = {**BASE, **LARGE}\n',
+                   "train.py": MERGED.split("BASE =")[0] + "from ds_cfg import CONFIG\n\nmodel = torch.nn.Linear(8, 8)\n"
+                               "engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), "
+                               "config=CONFIG)\n",
+                   "run.sh": "deepspeed --num_gpus 8 train.py\n"})
+    assert "DSL610" in project.codes()

@@ -57,14 +57,24 @@ def is_config_dict(node: ast.AST) -> bool:
         isinstance(k, ast.Constant) and k.value in DEEPSPEED_KEYS for k in node.keys)
 
 
-def template_of(node: ast.Dict, lines, leaf: Callable[[ast.AST], Any]) -> Optional[DictTemplate]:
+def template_of(node: ast.Dict, lines, leaf: Callable[[ast.AST], Any],
+                merged: Optional[Callable[[ast.AST], Optional[ast.Dict]]] = None) -> Optional[DictTemplate]:
     """The template of a dict literal; `leaf(expr)` gives a value that is not a dict literal (a literal,
-    a Param or a NotLiteral). None when a key is not a string or `**other` merges keys it cannot see."""
+    a Param or a NotLiteral). `merged(expr)`: the dict literal a `**expr` entry stands for, when the
+    caller can prove one (a module constant nothing changes); its keys come in at that place, later
+    keys winning as in Python. None when a key is not a string or `**other` merges keys it cannot see."""
     spans: list = []
 
-    def build(current: ast.Dict, path: tuple) -> Optional[dict]:
+    def build(current: ast.Dict, path: tuple, depth: int = 0) -> Optional[dict]:
         out: dict = {}
         for key, value in zip(current.keys, current.values):
+            if key is None and merged is not None and depth < 4:
+                other = merged(value)
+                inner = build(other, path, depth + 1) if isinstance(other, ast.Dict) else None
+                if inner is None:
+                    return None
+                out.update(inner)
+                continue
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
                 return None  # `**base` or a computed key: which keys the dict has is not known
             where = path + (key.value,)
@@ -72,7 +82,7 @@ def template_of(node: ast.Dict, lines, leaf: Callable[[ast.AST], Any]) -> Option
             end = lines.offset_from_ast(value.end_lineno, value.end_col_offset)
             spans.append((where, lines.span(start, end)))
             if isinstance(value, ast.Dict):
-                inner = build(value, where)
+                inner = build(value, where, depth)
                 if inner is None:
                     return None
                 out[key.value] = inner
@@ -199,6 +209,8 @@ def overwritten(model, binding, consumer: ast.AST) -> Optional[list]:
         if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.Expr)) or (
                 isinstance(parent, ast.keyword) and parent.arg is None) or isinstance(parent, ast.Starred):
             continue
+        if isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values)):
+            continue  # `{**cfg, ...}` copies its keys into a new dict
         call = parent if isinstance(parent, ast.Call) else model.parent_of(parent) if isinstance(parent, ast.keyword) \
             else None
         if isinstance(call, ast.Call) and call.func is not node:
@@ -226,21 +238,39 @@ def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: 
     """name -> DictTemplate of each module-level `NAME = {...}` DeepSpeed config bound once (keys the module
     assigns afterwards are NotLiterals; a dict it may change otherwise is left out)."""
     out: dict = {}
+    dicts = {stmt.targets[0].id: stmt.value for stmt in facts.tree.body if isinstance(stmt, ast.Assign)
+             and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict)}
     candidates = [stmt for stmt in facts.tree.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-                  and isinstance(stmt.targets[0], ast.Name) and is_config_dict(stmt.value)]
+                  and isinstance(stmt.targets[0], ast.Name) and (is_config_dict(stmt.value) or _merges_config(stmt.value, dicts))]
     if not candidates:
         return out
     scope = model.own_scope(facts.tree)
+
+    def unchanged(name: str) -> Optional[ast.Dict]:
+        bound = scope.bindings.get(name, [])
+        return bound[0].value if len(bound) == 1 and bound[0].value is dicts.get(name) \
+            and overwritten(model, bound[0], None) == [] else None
+
+    def merged(expr: ast.AST) -> Optional[ast.Dict]:  # `**BASE`: a module-level dict bound once, never changed
+        return unchanged(expr.id) if isinstance(expr, ast.Name) else None
+
     for stmt in candidates:
         bindings = scope.bindings.get(stmt.targets[0].id, [])
         if len(bindings) != 1 or bindings[0].value is not stmt.value:
             continue
         paths = overwritten(model, bindings[0], None)
-        found = template_of(stmt.value, facts.lines, lambda leaf: literal_leaf(leaf, literal, unknown=no_value)) \
-            if paths is not None else None
+        found = template_of(stmt.value, facts.lines, lambda leaf: literal_leaf(leaf, literal, unknown=no_value),
+                            merged=merged) if paths is not None else None
         if found is not None:
             out[stmt.targets[0].id] = DictTemplate(with_overwritten(found.value, paths), found.spans, found.span)
     return out
+
+
+def _merges_config(node: ast.Dict, dicts: dict) -> bool:
+    """`{**BASE, **LARGE}`: a dict whose `**` entries are module-level dicts, one of them a DeepSpeed config."""
+    return isinstance(node, ast.Dict) and any(
+        key is None and isinstance(value, ast.Name) and value.id in dicts and is_config_dict(dicts[value.id])
+        for key, value in zip(node.keys, node.values))
 
 
 # -- a dict config as a config document ------------------------------------------------------------

@@ -315,7 +315,8 @@ class _Extractor:
         if isinstance(value, str):
             return ConfigRef("literal", consumer, what, span, path=value)
         if isinstance(expr, ast.Dict):
-            found = template_of(expr, self.f.lines, lambda leaf: literal_leaf(leaf, self.known, unknown=UNKNOWN))
+            found = template_of(expr, self.f.lines, lambda leaf: literal_leaf(leaf, self.known, unknown=UNKNOWN),
+                                merged=self.unchanged_dict)
             if found is not None:
                 return ConfigRef("dict", consumer, what, span, value=found.value, key_spans=found.spans)
             return ConfigRef("dict", consumer, what, span, value=value if isinstance(value, dict) else None)
@@ -372,6 +373,17 @@ class _Extractor:
                         return ConfigRef("unknown", consumer, what, span)  # `cfg = json.load(f); cfg["x"] = ...`
                     return refs[-1]  # assigned in branches to different values: unknown
         return ConfigRef("unknown", consumer, what, span)
+
+    def unchanged_dict(self, expr: ast.AST) -> Optional[ast.Dict]:
+        """The dict literal a name is bound to once and that nothing changes (`**BASE` in a config)."""
+        if not isinstance(expr, ast.Name):
+            return None
+        binding = self.model.binding_of(expr)
+        if binding is None or binding.kind != "assignment" or not isinstance(binding.value, ast.Dict):
+            return None
+        if self.model.values_of(expr) != [binding.value] or overwritten(self.model, binding, expr) != []:
+            return None
+        return binding.value
 
     def changed_after_load(self, expr: ast.AST, leaves: list) -> bool:
         """Is the dict a config file was loaded into (`cfg = json.load(f)`) changed before it is used, or
