@@ -161,3 +161,15 @@ def test_cli_json_warm_equals_no_cache(tmp_path, example):
     assert cli() == cold
     assert cli() == cold  # the fast path
     assert (copy / ".dslint_cache").is_dir()
+
+
+def test_a_plain_module_a_framework_module_imports_stays_warm(tree, normal_runs):
+    """Its full check is cached beside its plain row (engine/project.py): neither row may drop the other."""
+    (tree / "train.py").write_text(TRAIN + "from export import write\n")
+    (tree / "export.py").write_text("import json\n\n\ndef write(x):\n    json.dump(x, open('m.json', 'w'))\n")
+    cold = outcome(run(tree, use_cache=False))
+    for _ in range(3):
+        assert outcome(run(tree)) == cold
+    before = len(normal_runs)
+    assert outcome(run(tree)) == cold
+    assert len(normal_runs) == before  # the fast path

@@ -38,6 +38,7 @@ DB_NAME = "results.sqlite3"
 MAX_AGE_DAYS = 30
 MAX_BYTES = 512 * 1024 * 1024
 SETUP_PREFIX = "\0setup\0"
+IMPORTED_SUFFIX = "\0imported"  # the full check of a plain module a framework module imports (engine.project)
 SETUP_ROWS = 16
 SCHEMA_VERSION = 2  # PRAGMA user_version: a database of another layout is rebuilt
 SUGGESTED = 1  # the row's DSL601 findings carry their did-you-mean (computed only while DSL601 runs)
@@ -142,6 +143,8 @@ class ResultCache:
     def put(self, key, result) -> None:
         if key and self.path is not None:
             file = "" if key.startswith(SETUP_PREFIX) else key.split("\0", 1)[0]
+            if file and key.endswith(IMPORTED_SUFFIX):
+                file += IMPORTED_SUFFIX  # (its own row: "one row per file" must not drop the plain one)
             if not file:
                 self.setup_row = (key, result)
             # (the setup phase decides DSL601 candidates: their messages carry the did-you-mean too)

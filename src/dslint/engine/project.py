@@ -31,6 +31,7 @@ def summarise_imported_plain_modules(results: list[FileResult], settings: Settin
     checked fully depends on the other files, not on its content."""
     from ..facts.module_summary import ModuleExports
     from ..facts.program import ProgramIndex
+    from .cache import IMPORTED_SUFFIX
 
     pending = {r.source.path: i for i, r in enumerate(results) if r.kind == PLAIN}
     if not pending:
@@ -55,7 +56,7 @@ def summarise_imported_plain_modules(results: list[FileResult], settings: Settin
             i = pending.pop(path)
             r = results[i]
             cacheable = cache is not None and r.cache_key and not (overlay and r.source.abspath in overlay)
-            full_key = f"{r.cache_key}\0imported" if cacheable else None
+            full_key = r.cache_key + IMPORTED_SUFFIX if cacheable else None  # (see cache.put)
             cached = cache.get(full_key) if cacheable else None
             if isinstance(cached, FileResult) and cached.source.path == r.source.path:
                 results[i] = cached
