@@ -305,21 +305,11 @@ def _decide_imported_device(finding, project, params):
     if found is None:
         return None
     target, name, value = found
-    device = None
-    if isinstance(value, str) and _CUDA_INDEX.match(value.strip()):
-        device = value.strip()
-    elif params.get("integers") and isinstance(value, int) and not isinstance(value, bool):
-        device = f"cuda:{value}"
+    device = _fixed_gpu(value, params)
     if device is None:
         return None
     origin = f"{short(name, 30)} of {file_label(project.program.display.get(target, target))}"
-    if params.get("what") == "set_device":
-        message = (f"every rank selects GPU {short(device.split(':')[1], 12)} ({origin}); use the local rank: "
-                   "torch.cuda.set_device(local_rank)")
-    else:
-        message = (f"'{short(device, 16)}' ({origin}) is the same GPU on every rank of this multi-process script; "
-                   "use torch.device('cuda', local_rank)")
-    return replace(finding, message=message)
+    return replace(finding, message=_fixed_device_message(device, origin, params))
 
 
 @decider("config-fixed-device")
@@ -330,22 +320,29 @@ def _decide_config_device(finding, project, params):
         return None
     read = ConfigObjectRead(params["how"], params["path"], params["name"], tuple(params["keys"]))
     value = config_read_value(project, finding.path, read)
-    device = None
-    if isinstance(value, str) and _CUDA_INDEX.match(value.strip()):
-        device = value.strip()
-    elif params.get("integers") and isinstance(value, int) and not isinstance(value, bool):
-        device = f"cuda:{value}"
+    device = _fixed_gpu(value, params)
     if device is None:
         return None
     where = read.path if read.how == "load" else f"{read.path}/{read.name} (Hydra)"
     origin = f"{'.'.join(read.keys)} in {short(where, 40)}"
+    return replace(finding, message=_fixed_device_message(device, origin, params))
+
+
+def _fixed_gpu(value, params) -> Optional[str]:
+    """`cuda:N` for a value that names one GPU (an int too, where the call reads ints as GPUs)."""
+    if isinstance(value, str) and _CUDA_INDEX.match(value.strip()):
+        return value.strip()
+    if params.get("integers") and isinstance(value, int) and not isinstance(value, bool):
+        return f"cuda:{value}"
+    return None
+
+
+def _fixed_device_message(device: str, origin: str, params) -> str:
     if params.get("what") == "set_device":
-        message = (f"every rank selects GPU {short(device.split(':')[1], 12)} ({origin}); use the local rank: "
-                   "torch.cuda.set_device(local_rank)")
-    else:
-        message = (f"'{short(device, 16)}' ({origin}) is the same GPU on every rank of this multi-process script; "
-                   "use torch.device('cuda', local_rank)")
-    return replace(finding, message=message)
+        return (f"every rank selects GPU {short(device.split(':')[1], 12)} ({origin}); use the local rank: "
+                "torch.cuda.set_device(local_rank)")
+    return (f"'{short(device, 16)}' ({origin}) is the same GPU on every rank of this multi-process script; "
+            "use torch.device('cuda', local_rank)")
 
 
 @decider("class-default-is-fixed-device")
