@@ -288,3 +288,17 @@ def test_a_spawning_helper_imported_under_another_name_is_found(project):
                    "entry.py": entry.replace("    fan_out(work)", "    start_all(work)"),
                    "tools/__init__.py": "", "tools/procs.py": PROCS})
     assert [f.span.start.row for f in _found(project, "DSL701")] == [11]
+
+
+def test_a_relatively_imported_function_is_a_project_call():
+    """(relative imports bind no entry of the import table's `names`: they were never project calls)"""
+    import ast
+
+    from dslint.facts.program_effects import project_call
+    from dslint.facts.script import build_script_facts
+
+    text = "import os\nimport torch\nfrom .dist_utils import setup\nfrom utils import init\n\nsetup()\ninit()\n" \
+           "torch.cuda.set_device(0)\nos.getcwd()\n"
+    facts = build_script_facts("pkg/train.py", text, ast.parse(text))
+    assert {site.attr: project_call(facts, site) for site in facts.calls} == {
+        "setup": True, "init": True, "set_device": False, "getcwd": False}

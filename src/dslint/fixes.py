@@ -296,6 +296,13 @@ _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _TREES: dict = {}  # text -> its ast module (None if it does not parse), for the last few files
 
 
+def remember_tree(text: str, tree: ast.Module) -> None:
+    """The check's own parse of `text`, for the fixes' windows (so a fixable file is parsed once)."""
+    if len(_TREES) >= 4:
+        _TREES.pop(next(iter(_TREES)))
+    _TREES[text] = tree
+
+
 def _tree(text: str) -> Optional[ast.Module]:
     if text not in _TREES:
         try:

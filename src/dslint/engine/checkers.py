@@ -166,6 +166,10 @@ def check_python(source: SourceFile, text: str, settings: Settings, prefilter: b
     facts = build_script_facts(source.path, text, tree)
     ctx = PythonContext(facts=facts, settings=settings)
     result.findings = _run_rules(rules_of("python", settings), ctx, source.path, facts.lines)
+    if any(f.fix is not None for f in result.findings):
+        from ..fixes import remember_tree
+
+        remember_tree(text, tree)  # (the fixes' windows read this parse, not a second one)
     try:
         result.summary = summarize(facts)
     except Exception as error:  # linking loses this script, the per-file findings stay

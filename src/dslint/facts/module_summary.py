@@ -551,10 +551,15 @@ def _project_base(facts: ScriptFacts, base: ast.expr) -> bool:
     return name != "object" and not (head in facts.imports.names and _library_call(facts, head))
 
 
+def is_library(qualname: str) -> bool:
+    """Is the module (or a name in it) a library's (LIBRARIES, the standard library), not the project's?"""
+    root = qualname.lstrip(".").split(".", 1)[0]
+    return root in LIBRARIES or root in sys.stdlib_module_names
+
+
 def _library_call(facts: ScriptFacts, head: str) -> bool:
     """The imported name `head` comes from a library (LIBRARIES, the standard library), not the project."""
-    root = facts.imports.names.get(head, "").lstrip(".").split(".", 1)[0]
-    return head not in facts.imports.relative and (root in LIBRARIES or root in sys.stdlib_module_names)
+    return head not in facts.imports.relative and is_library(facts.imports.names.get(head, ""))
 
 
 def _returned_by(model, expr: ast.AST, returned: dict) -> tuple[Optional[tuple], int]:

@@ -237,29 +237,21 @@ def _selections(facts: ScriptFacts) -> dict:
 def project_call(facts: ScriptFacts, site: CallSite) -> bool:
     """A call of a name an import binds, not rooted in the standard library or a known framework
     (`from dist_utils import setup; setup()`, `utils.init()`): maybe a project function."""
-    import sys
-
-    from .module_summary import LIBRARIES
+    from .module_summary import is_library
 
     head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
     if site.receiver is None and not isinstance(site.node.func, ast.Name):
         return False
-    names = facts.imports.names
-    if head not in names:
-        return False
-    if head in facts.imports.relative:
+    if head in facts.imports.relative:  # (relative imports are not in `names`)
         return True
-    root = names[head].lstrip(".").split(".", 1)[0]
-    return root not in LIBRARIES and root not in sys.stdlib_module_names
+    return head in facts.imports.names and not is_library(facts.imports.names[head])
 
 
 def imports_at_load(facts: ScriptFacts) -> list:
     """(statement, module, level, names) of each import that runs whenever the module is loaded (module
     level, under no `if`) and may name a project module (relative, or rooted outside the standard
     library and the known frameworks)."""
-    import sys
-
-    from .module_summary import LIBRARIES
+    from .module_summary import is_library
 
     out = []
     for node, ctx in facts.of_type(ast.Import) + facts.of_type(ast.ImportFrom):
@@ -270,8 +262,7 @@ def imports_at_load(facts: ScriptFacts) -> list:
         else:
             modules = [(node.module or "", node.level or 0, tuple(a.name for a in node.names if a.name != "*"))]
         for module, level, names in modules:
-            root = module.split(".", 1)[0]
-            if level or (root and root not in LIBRARIES and root not in sys.stdlib_module_names):
+            if level or (module and not is_library(module)):
                 out.append((node, module, level, names))
     out.sort(key=lambda e: (e[0].lineno, e[0].col_offset))
     return out

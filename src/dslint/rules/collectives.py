@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from dataclasses import replace
 from typing import Iterator
 
@@ -12,7 +11,7 @@ from ..facts.bindings import semantic_model
 from ..facts.collectives import BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, find_gated_collectives
 from ..facts.conditions import rank_gate, rank_tests
 from ..facts.link import link_setups
-from ..facts.module_summary import LIBRARIES
+from ..facts.module_summary import is_library
 from ..facts.script import ScriptFacts
 from ..facts.summary import summary_extractor
 from ..facts.zero3_reads import module_reads
@@ -74,15 +73,10 @@ def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
     yield from _gated_project_calls(facts)
 
 
-# Libraries the program layer never resolves (besides the standard library): no candidate for their calls.
-_LIBRARIES = LIBRARIES
-
-
 def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
     """Calls of imported project functions under a rank gate: a hang if the callee, in its own
     module, reaches a collective on every rank that calls it (decided once modules are linked)."""
-    imported = {local for local, qualname in facts.imports.names.items()
-                if qualname.split(".", 1)[0] not in _LIBRARIES and qualname.split(".", 1)[0] not in sys.stdlib_module_names}
+    imported = {local for local, qualname in facts.imports.names.items() if not is_library(qualname)}
     imported |= facts.imports.relative
     for site in facts.calls:
         head = site.receiver.split(".", 1)[0] if site.receiver else site.attr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from dataclasses import replace
 from typing import Iterator, Optional
 
@@ -13,7 +12,7 @@ from ..facts.conditions import grad_disabled_at
 from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
-from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, LIBRARIES
+from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, is_library
 from ..facts.objects import arguments_for
 from ..facts.values import constructor_fields, imported_constructor_fields
 from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,
@@ -229,18 +228,8 @@ def _factory_results(ctx: PythonContext) -> list[tuple[CallSite, str, Optional[i
     return ctx.facts.derived("factory_results", _build_factory_results)
 
 
-def _imported_names(facts: ScriptFacts) -> set[str]:
-    """Every local name an import statement binds, anywhere in the file (relative imports too)."""
-    names = set()
-    for node, _ in facts.of_type(ast.Import):
-        names.update((a.asname or a.name).split(".")[0] for a in node.names)
-    for node, _ in facts.of_type(ast.ImportFrom):
-        names.update(a.asname or a.name for a in node.names)
-    return names
-
-
 def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Optional[int], str]]:
-    imported = _imported_names(facts)
+    imported = facts.imports.names.keys() | facts.imports.relative  # (names imported anywhere in the file)
     out = []
     model = None
     for site in facts.calls:
@@ -254,8 +243,7 @@ def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Opti
         root = root_name(func)
         if root is None or root.id not in imported:  # (cheap: most calls are not of an imported function)
             continue
-        if site.qualname and (site.qualname.split(".", 1)[0] in LIBRARIES or site.qualname.split(".", 1)[0] in
-                              sys.stdlib_module_names):
+        if site.qualname and is_library(site.qualname):
             continue  # torch.zeros(...), os.path.join(...): not a project function
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if len(targets) != 1:
@@ -1271,7 +1259,7 @@ def _project_call_result(model: SemanticModel, expr: ast.expr) -> Optional[tuple
     if binding is None or binding.kind not in ("import", "from-import") or callee is None:
         return None
     qualname = model.resolve(expr.func) or ""
-    if qualname.split(".", 1)[0] in LIBRARIES or qualname.split(".", 1)[0] in sys.stdlib_module_names:
+    if is_library(qualname):
         return None  # torch.optim.AdamW(...): not a project function
     return callee, index
 
