@@ -820,7 +820,7 @@ def _threads(setup: TrainingSetup) -> None:
 def _config(project: "Project", setup: TrainingSetup) -> None:
     command = setup.command
     facts = setup.facts
-    bases = _config_bases(project, setup)
+    bases = config_bases(project, setup)
     consumer = _consumer(setup)
     link = ConfigLink(consumer=consumer)
     chosen: Optional[tuple[str, str, Optional[Span], Optional[Span]]] = None  # (written path, how, ref span, launch span)
@@ -980,7 +980,7 @@ def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, l
     return False
 
 
-def _config_bases(project: "Project", setup: TrainingSetup) -> list:
+def config_bases(project: "Project", setup: TrainingSetup) -> list:
     """Where a config path of this setup may be relative to: the folders from which the launch line's
     script path names the script (the job's working directory), then the script's own folder."""
     script_dir = _abs(project, setup.script_path).parent
@@ -1553,3 +1553,20 @@ def node_cores(setup: TrainingSetup, configured: Optional[int]) -> tuple:
         return srun.cpus_per_task, f"--cpus-per-task={srun.cpus_per_task} of the one Slurm task per node"
     return None, ""
 
+
+def launches_may_pass(project: Any, path: str, options: tuple) -> bool:
+    """May a launch line that starts a program `path` runs in pass one of `options` to its script
+    (given, or maybe inside an argument dslint cannot read)? False when no launch line starts it."""
+    from .program import norm_path
+    from .values import option_on_command_line
+
+    if not options:
+        return False
+    entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
+    for setup in link_setups(project):
+        if setup.launch_path is None or norm_path(setup.script_path) not in entries:
+            continue
+        command = setup.command
+        if command is None or option_on_command_line(command.script_args, options)[0] is not False:
+            return True
+    return False

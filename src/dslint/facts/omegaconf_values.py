@@ -28,7 +28,7 @@ _CONFIG_OPTIONS = ("--config-path", "-cp", "--config-name", "-cn", "--config-dir
 
 def config_read_value(project: Any, script_path: str, read: ConfigObjectRead) -> Any:
     """The value every launch of the script reads there, else UNKNOWN."""
-    from .link import _config_bases, link_setups
+    from .link import config_bases, link_setups
     from .program import norm_path
 
     values = []
@@ -37,7 +37,7 @@ def config_read_value(project: Any, script_path: str, read: ConfigObjectRead) ->
     setups = [s for s in link_setups(project) if norm_path(s.script_path) in entries]
     for setup in setups or [None]:
         if read.how == "load":
-            bases = [b for b, _ in _config_bases(project, setup)] if setup is not None else \
+            bases = [b for b, _ in config_bases(project, setup)] if setup is not None else \
                 [_script_dir(project, script_path)]
             value = _load_leaf(project, bases, read)
         else:
@@ -51,10 +51,10 @@ def config_read_value(project: Any, script_path: str, read: ConfigObjectRead) ->
 
 def setup_read_value(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
     """The value one launch (a linked TrainingSetup) reads there, else UNKNOWN."""
-    from .link import _config_bases
+    from .link import config_bases
 
     if read.how == "load":
-        return _load_leaf(project, [b for b, _ in _config_bases(project, setup)], read)
+        return _load_leaf(project, [b for b, _ in config_bases(project, setup)], read)
     args = list(setup.command.script_args) if setup.command is not None else []
     return _hydra_leaf(project, _script_dir(project, setup.script_path), read, args)
 

@@ -18,7 +18,7 @@ from .script import literal
 __all__ = [
     "UNKNOWN", "EnvAccess", "literal", "constant", "env_accesses", "env_read_key", "env_reads", "env_writes", "argparse_defaults",
     "argparse_source", "class_field_default", "is_rank_expression", "TracedValue", "traced_constant",
-    "option_on_command_line", "launches_may_pass", "constructor_fields", "imported_constructor_fields",
+    "option_on_command_line", "constructor_fields", "imported_constructor_fields",
 ]
 
 
@@ -1308,24 +1308,6 @@ def option_on_command_line(args: list, options: tuple) -> tuple[Optional[bool], 
         elif any(arg.value.startswith(s) and len(arg.value) > 2 for s in shorts):
             given, value = True, arg.value[2:]
     return given, value
-
-
-def launches_may_pass(project: Any, path: str, options: tuple) -> bool:
-    """May a launch line that starts a program `path` runs in pass one of `options` to its script
-    (given, or maybe inside an argument dslint cannot read)? False when no launch line starts it."""
-    from .link import link_setups
-    from .program import norm_path
-
-    if not options:
-        return False
-    entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
-    for setup in link_setups(project):
-        if setup.launch_path is None or norm_path(setup.script_path) not in entries:
-            continue
-        command = setup.command
-        if command is None or option_on_command_line(command.script_args, options)[0] is not False:
-            return True
-    return False
 
 
 # -- OmegaConf / Hydra config objects -----------------------------------------------------------

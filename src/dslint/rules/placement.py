@@ -11,7 +11,7 @@ from ..facts.conditions import exclusive, in_one_gpu_actor, mentions_rank, only_
 from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
-from ..facts.link import single_process_launches
+from ..facts.link import launches_may_pass, single_process_launches
 from ..facts.loads import loads_cpu_tensors
 from ..facts.module_summary import exported_constant
 from ..facts.program import is_test_module, norm_path
@@ -22,8 +22,7 @@ from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
-                            env_writes, instance_field, imported_name, is_rank_expression, launches_may_pass,
-                            traced_constant)
+                            env_writes, instance_field, imported_name, is_rank_expression, traced_constant)
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Location, Severity, Span
 from ..sources.names import dotted
