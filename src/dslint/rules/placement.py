@@ -419,10 +419,17 @@ def _class_call_only(ctx: PythonContext, where: Context) -> Optional[tuple]:
     kinds = {dotted(d) for d in function.decorator_list}
     if kinds not in ({"classmethod"}, {"staticmethod"}) or function.name.startswith("__"):
         return None
-    if function.name in ctx.facts.derived("loaded_attributes", _loaded_attributes) or \
-            function.name in ctx.facts.derived("loaded_names", _loaded_names):
+    if _named_again(ctx.facts, function.name) and (
+            function.name in ctx.facts.derived("loaded_attributes", _loaded_attributes) or
+            function.name in ctx.facts.derived("loaded_names", _loaded_names)):
         return None
     return function.name, owner.name
+
+
+def _named_again(facts: ScriptFacts, name: str) -> bool:
+    """Does the word occur in the module beside its `def`? (A read of it needs the word: when
+    it does not, the walks below are spared.)"""
+    return len(re.findall(rf"\b{re.escape(name)}\b", facts.text)) > 1
 
 
 def _loaded_attributes(facts: ScriptFacts) -> frozenset:
@@ -433,7 +440,8 @@ def _loaded_attributes(facts: ScriptFacts) -> frozenset:
 def _referenced_here(ctx: PythonContext, function: ast.AST) -> bool:
     """Is the module-level function named anywhere in its module (called, or passed on), or
     decorated (a decorator may register it: `@app.command`, `@hydra.main`)?"""
-    return bool(function.decorator_list) or function.name in ctx.facts.derived("loaded_names", _loaded_names)
+    return bool(function.decorator_list) or (_named_again(ctx.facts, function.name) and
+                                             function.name in ctx.facts.derived("loaded_names", _loaded_names))
 
 
 def _loaded_names(facts: ScriptFacts) -> frozenset:
