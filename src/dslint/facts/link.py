@@ -745,7 +745,8 @@ def _slurm_tasks(setup: TrainingSetup, sbatch) -> None:
         return  # a launcher after srun starts the ranks (and sets their variables)
     if "export" not in own:  # srun --export=NONE/... changes what the tasks inherit
         setup.rank_env_missing = tuple(k for k in TORCH_RANK_ENV if k not in command.env)
-    directives = {d.key for d in sbatch.all} if sbatch is not None else set()
+    component = sbatch.for_srun(srun) if sbatch is not None else None
+    directives = {d.key for d in component.all} if component is not None else set()
     per_task = any(key in own for key in _PER_TASK_GPU_OPTIONS) or bool(directives & set(_PER_TASK_GPU_OPTIONS))
     setup.slurm_tasks_share_gpus = not per_task and "CUDA_VISIBLE_DEVICES" not in command.env
 
@@ -1485,9 +1486,11 @@ def _count_source(project: "Project", setup: TrainingSetup, fact: str) -> str:
             break
     launch = project.launches.get(setup.launch_path)
     sbatch = getattr(launch, "sbatch", None)
-    if not found and sbatch is not None and any(lc.kind == "srun" for lc in command.launchers):
+    srun = command.launcher("srun")
+    component = sbatch.for_srun(srun) if sbatch is not None and srun is not None else None
+    if not found and component is not None:
         found = [f"#SBATCH {d.name}{'=' + d.value if d.value is not None else ''} at {_where(setup.launch_path, d.span)}"
-                 for d in sbatch.all if d.key in keys]
+                 for d in component.all if d.key in keys]
     text = "; ".join(found)
     if not text and not note and getattr(setup, "nodes" if fact == "nnodes" else "procs_per_node") is not None:
         text = f"the default of {setup.launcher}"

@@ -14,6 +14,7 @@ from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_laun
 from ..model import Severity
 from ..sources.launch.launchers import LAUNCHERS, PER_NODE_KINDS, torch_spawner
 from ..facts.program import is_test_module
+from ..facts.spawn_args import port_of
 from .context import SetupContext
 from .registry import Report, setup_rule, file_label, short
 
@@ -103,7 +104,9 @@ def _launcher_per_srun_task(ctx: SetupContext, setup: TrainingSetup) -> Iterator
     key = "ntasks-per-node" if exact else "ntasks"
     option = srun.options.get(key)
     launch = ctx.project.launches.get(setup.launch_path)
-    directive = getattr(getattr(launch, "sbatch", None), key.replace("-", "_"), None)
+    sbatch = getattr(launch, "sbatch", None)
+    component = sbatch.for_srun(srun) if sbatch is not None else None  # (a heterogeneous job's component)
+    directive = getattr(component, key.replace("-", "_"), None)
     span = option.span if option is not None else directive.span if directive is not None else command.span
     ranks = f"{per_node} ranks" if per_node else "its own ranks"
     same = f", all as one {short(node_rank.name, 16)}" if node_rank else ""
@@ -161,9 +164,16 @@ def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
         facts = summary.extra.get("setup")
         if facts is None or not summary.multiprocess or is_test_module(path):
             continue  # unit tests pin a distinct port per test on purpose (torchtitan's tests do)
-        for port in facts.ports:
-            yield Report(port.span,
-                         f"rendezvous port {short(port.port, 12)} is fixed in the script, so a second job on the node "
+        ports = [(p.span, p.port) for p in facts.ports]
+        seen = {span for span, _ in ports}
+        for source in summary.extra.get("spawn_ports", ()):  # through a spawned worker, another module, an f-string
+            port = port_of(ctx.project.program, path, source) if source.span not in seen else None
+            if port is not None:
+                ports.append((source.span, port))
+                seen.add(source.span)
+        for span, port in ports:
+            yield Report(span,
+                         f"rendezvous port {short(port, 12)} is fixed in the script, so a second job on the node "
                          "fails ('Address already in use'); let the launcher set MASTER_PORT", path=path)
     for path, launch in ctx.project.launches.items():
         sbatch = launch.sbatch

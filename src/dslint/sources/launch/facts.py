@@ -40,7 +40,8 @@ def derive_facts(command: LaunchCommand, sbatch: SbatchDirectives) -> None:
     _derive_script_config(command)
     for launcher in command.launchers:
         if launcher.kind == "srun":
-            command.srun = _srun_facts(launcher, sbatch)
+            component = sbatch.for_srun(launcher)  # (a heterogeneous job: the component it runs in)
+            command.srun = _srun_facts(launcher, component) if component is not None else SrunFacts()
         elif launcher.kind == "mpirun":
             command.mpirun = _mpirun_facts(launcher)
     spawner = table.torch_spawner(command.launchers)

@@ -89,6 +89,23 @@ class SbatchDirectives:
     cpus_per_task: Optional[SbatchDirective] = None
     job_name: Optional[SbatchDirective] = None
     all: list[SbatchDirective] = field(default_factory=list)  # every directive, in order
+    # A heterogeneous job (`#SBATCH hetjob` lines split the directives): each component's directives, in
+    # order. The fields above are then None (the job as a whole has no one value); `all` has every directive.
+    components: list["SbatchDirectives"] = field(default_factory=list)
+
+    def for_srun(self, srun: "Launcher") -> Optional["SbatchDirectives"]:
+        """The directives an srun step runs under: the job's; in a heterogeneous job those of the one
+        component its --het-group (--pack-group) names, component 0 without one (Slurm's
+        heterogeneous_jobs.html, "Launching Applications"); None for several components or an unknown one."""
+        if not self.components:
+            return self
+        option = srun.options.get("het-group") or srun.options.get("pack-group")
+        if option is None:
+            return self.components[0]
+        value = option.value
+        if value is None or not value.isdigit() or int(value) >= len(self.components):
+            return None  # `0,1`, `1-2`: one step over several components; `$GROUP`: unknown
+        return self.components[int(value)]
 
 
 @dataclass

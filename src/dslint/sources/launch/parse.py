@@ -182,12 +182,15 @@ def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
     state = _State(LineIndex(text), text)
     _read_sbatch_directives(state)
     from_sbatch = set()
-    for attr, names in _SBATCH_ENVIRONMENT.items():
-        directive = getattr(state.sbatch, attr)
-        if directive is not None and directive.value is not None and directive.value.isdigit():
-            for name in names:
-                state.shell_vars[name] = directive.value
-                from_sbatch.add(name)
+    # A heterogeneous job sets each component's variables with a `_HET_GROUP_<n>` suffix.
+    parts = [(f"_HET_GROUP_{i}", c) for i, c in enumerate(state.sbatch.components)] or [("", state.sbatch)]
+    for suffix, directives in parts:
+        for attr, names in _SBATCH_ENVIRONMENT.items():
+            directive = getattr(directives, attr)
+            if directive is not None and directive.value is not None and directive.value.isdigit():
+                for name in names:
+                    state.shell_vars[name + suffix] = directive.value
+                    from_sbatch.add(name + suffix)
     if _is_make_hint(kind_hint):
         _walk_makefile(state)
     else:
@@ -523,6 +526,7 @@ _SBATCH_FIELDS = {
     "gpus-per-node": "gpus_per_node", "gpus": "gpus", "gpus-per-task": "gpus_per_task",
     "cpus-per-task": "cpus_per_task", "job-name": "job_name",
 }
+_HETJOB_SEPARATORS = ("hetjob", "packjob")  # (packjob: the older name)
 _SBATCH_SHORT_KEYS = {"N": "nodes", "n": "ntasks", "c": "cpus-per-task", "G": "gpus", "J": "job-name"}
 
 
@@ -531,24 +535,30 @@ def _read_sbatch_directives(state: _State) -> None:
     _opt_batch_script: "Stop parsing script if not a comment")."""
     text = state.text
     offset = 0
+    components = [state.sbatch]
     for line in text.split("\n"):
         line_start, offset = offset, offset + len(line) + 1
         if line.startswith("#SBATCH"):
             body = line_start + len("#SBATCH")
             items = lex(text, body, line_start + len(line))
             args = [_resolve_word(w, state, False)[0] for w in items if isinstance(w, Word)]
-            if any(getattr(a, "value", None) in ("hetjob", "packjob") for a in args):
-                # A heterogeneous job: each component has its own nodes and tasks, and an srun picks
-                # one with --het-group. Not modelled: no directive says what a launch line gets.
-                state.sbatch.__init__()
-                return
-            options, _ = parse_getopt(args, 0, flags.SBATCH_LONG, flags.SBATCH_SHORT)
-            for option in options:
-                _record_sbatch(state.sbatch, option)
+            while args:
+                split = next((i for i, a in enumerate(args) if a.value in _HETJOB_SEPARATORS), len(args))
+                options, _ = parse_getopt(args[:split], 0, flags.SBATCH_LONG, flags.SBATCH_SHORT)
+                for option in options:
+                    _record_sbatch(components[-1], option)
+                if split == len(args):
+                    break
+                # The next component; of the fields kept, only the job name carries over (the
+                # heterogeneous_jobs.html list of propagated options; --nodes, --ntasks... reset).
+                components.append(SbatchDirectives(job_name=components[-1].job_name))
+                args = args[split + 1:]
             continue
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break
+    if len(components) > 1:
+        state.sbatch = SbatchDirectives(all=[d for c in components for d in c.all], components=components)
 
 
 def _record_sbatch(sbatch: SbatchDirectives, option: LaunchOption) -> None:

@@ -1,0 +1,172 @@
+"""What a worker started by torch.multiprocessing.spawn receives, and the rendezvous ports that reach
+`init_process_group` (or MASTER_PORT) through it.
+
+`mp.spawn(fn, args=(a, b))` runs `fn(i, a, b)` in each process (torch/multiprocessing/spawn.py
+`_wrap`: `fn(i, *args)`), so fn's positional parameter k+1 is `args[k]`. `spawned_argument` gives that
+expression when it is proven: one spawn call is the only use of the function's name in the module, the
+args tuple is written out, and the parameter is not rebound. The port facts are per file
+(`summary.extra["spawn_ports"]`); a value another module defines (an imported constant, the default of
+an imported config class's field) is read in the project phase (`port_of`).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from ..model import Span
+from ..sources.names import dotted
+from .bindings import SemanticModel, semantic_model
+from .script import ScriptFacts
+from .summary import summary_extractor
+from .values import UNKNOWN, class_field_default, imported_name, instance_field, traced_constant
+
+SPAWN_CALLS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
+INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
+
+
+def spawned_argument(model: SemanticModel, name: ast.AST) -> Optional[tuple[ast.expr, str]]:
+    """(the `args` element a spawned worker's parameter `name` receives, the worker's name), or None
+    when it is not proven (no spawn, several, the worker used otherwise, a starred or short tuple)."""
+    binding = model.binding_of(name) if isinstance(name, ast.Name) else None
+    if binding is None or binding.kind != "parameter" or not binding.position:
+        return None  # not a parameter, or the process index (position 0)
+    function = binding.scope.node
+    home = binding.scope.parent
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or home is None or home.kind == "class":
+        return None
+    defs = home.bindings.get(function.name, [])
+    if len(defs) != 1 or defs[0].kind != "def" or defs[0].node is not function:
+        return None
+    uses = model.uses_of(defs[0])
+    if len(uses) != 1:
+        return None  # called directly too, or passed elsewhere: another caller may give another value
+    site = next((s for s in model.facts.calls_to(*SPAWN_CALLS) if s.argument(0, "fn") is uses[0]), None)
+    args = model.value_of(site.argument(1, "args")) if site is not None else None
+    if not isinstance(args, ast.Tuple) or any(isinstance(e, ast.Starred) for e in args.elts[:binding.position]):
+        return None
+    if binding.position > len(args.elts):
+        return None  # the parameter keeps its default
+    return args.elts[binding.position - 1], function.name
+
+
+@dataclass(frozen=True)
+class PortSource:
+    """Where a rendezvous port written into the program comes from.
+
+    `tail`: the value is the port itself (MASTER_PORT, the last field of `f"tcp://{host}:{port}"`), not a
+    URL. One of: `value` (a str/int proven in this file), `constant` (a local name imported from a project
+    module), `klass` + `field` (the default of a field of an imported class, as named here). `spawned`:
+    the workers it went through, which no other module may call for the value to hold."""
+
+    span: Span
+    how: str
+    tail: bool
+    value: Any = None
+    constant: Optional[str] = None
+    klass: Optional[str] = None
+    field: Optional[str] = None
+    spawned: tuple = ()
+
+
+def _origin(model: SemanticModel, expr: Optional[ast.AST], depth: int = 0) -> Optional[dict]:
+    """Where the value of `expr` is proven to come from (see PortSource), or None."""
+    if expr is None or depth > 3:
+        return None
+    traced = traced_constant(model, expr)
+    if traced.value is not UNKNOWN:
+        value = traced.value
+        fixed = not traced.options and isinstance(value, (str, int)) and not isinstance(value, bool)
+        return {"value": value} if fixed else None  # (a command-line option's default: the launch may change it)
+    imported = imported_name(model, expr)
+    if imported is not None:
+        return {"constant": imported[0].name}
+    value = model.value_of(expr)
+    found = instance_field(model, value)
+    if found is not None:
+        if found.local:
+            return _origin(model, class_field_default(model, dotted(found.klass) or "", found.field), depth + 1)
+        return {"klass": dotted(found.klass), "field": found.field}
+    receiver = value.value if isinstance(value, ast.Attribute) else value
+    passed = spawned_argument(model, receiver)
+    if passed is None:
+        return None
+    argument, worker = passed
+    if receiver is not value:  # `cfg.dist_url` of a parameter `cfg`: that field of what the spawn passes
+        if any(ast.dump(s.value) == ast.dump(receiver) for s in model.attribute_stores(value.attr)):
+            return None
+        argument = ast.copy_location(ast.Attribute(value=argument, attr=value.attr, ctx=ast.Load()), argument)
+    found = _origin(model, argument, depth + 1)
+    if found is not None:
+        found["spawned"] = (*found.get("spawned", ()), worker)
+    return found
+
+
+def _port_part(expr: ast.AST) -> tuple[Optional[ast.AST], bool]:
+    """(the expression to follow, whether it is the port itself): the last field of an f-string URL
+    ending in `:{port}`, else the whole value."""
+    if isinstance(expr, ast.JoinedStr) and len(expr.values) >= 2:
+        last, before = expr.values[-1], expr.values[-2]
+        if isinstance(last, ast.FormattedValue) and last.format_spec is None and isinstance(before, ast.Constant) \
+                and str(before.value).endswith(":"):
+            return last.value, True
+        port = str(last.value).rpartition(":")[2] if isinstance(last, ast.Constant) else ""
+        if port.isdigit() and isinstance(before, ast.FormattedValue):  # f"tcp://{host}:23456"
+            return ast.copy_location(ast.Constant(port), last), True
+    return expr, False
+
+
+@summary_extractor("spawn_ports")
+def spawn_ports(facts: ScriptFacts) -> list[PortSource]:
+    """The init_method URLs and MASTER_PORT values whose port the program fixes, where the value goes
+    through a spawned worker's parameter, another module's constant or config class, or an f-string."""
+    sites = [s for s in facts.calls_to(INIT_PROCESS_GROUP) if s.argument(1, "init_method") is not None]
+    writes = [n for n, _ in facts.of_type(ast.Assign)] if "MASTER_PORT" in facts.text else []
+    if not sites and not writes:
+        return []
+    model = semantic_model(facts)
+    out: list[PortSource] = []
+    for site in sites:
+        expr = site.argument(1, "init_method")
+        followed, tail = _port_part(model.value_of(expr))
+        found = _origin(model, followed)
+        if found is not None:
+            out.append(PortSource(facts.lines.span_of_node(expr), "init_method", tail, **found))
+    for node in writes:
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if not (isinstance(target, ast.Subscript) and dotted(target.value) in ("os.environ", "environ")
+                and isinstance(target.slice, ast.Constant) and target.slice.value == "MASTER_PORT"):
+            continue
+        ctx = facts.context_of(node)
+        if ctx is not None and any("environ" in ast.unparse(g.test) or "MASTER_PORT" in ast.unparse(g.test)
+                                   for g, _ in ctx.guards):
+            continue  # set only when the launcher did not
+        found = _origin(model, node.value)
+        if found is not None:
+            out.append(PortSource(facts.lines.span_of_node(node), "MASTER_PORT", True, **found))
+    return out
+
+
+def port_of(program: Any, path: str, source: PortSource) -> Optional[int]:
+    """The port `source` proves, reading another module's constant or class default through the program
+    layer; None when unknown, or when another module may call a worker it went through."""
+    from .module_summary import exported_constant
+    from .program import norm_path
+
+    path = norm_path(path)
+    if any(program.referenced_elsewhere(path, worker) for worker in source.spawned):
+        return None
+    value = source.value
+    if source.constant is not None:
+        found = exported_constant(program, path, source.constant, "value_constants")
+        value = found[2] if found is not None else None
+    elif source.klass is not None:
+        value = program.field_default(path, source.klass, source.field)[0]
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        return None
+    text = str(value)
+    if not source.tail:
+        if not text.startswith("tcp://"):
+            return None
+        text = text.rsplit(":", 1)[-1]
+    return int(text) if text.isdigit() else None
