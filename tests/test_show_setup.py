@@ -55,3 +55,19 @@ def test_show_setup_says_which_facts_stayed_unknown_and_why(tmp_path):
     assert "Launch lines whose script stayed unknown (no setup is linked to them):\n" \
            "  run_eval.sh:2  'tasks/main.py' is not found relative to ." in text
     assert "tools/retro/main.py" not in text.split("Launch lines whose script")[1]
+
+
+def test_show_setup_with_a_node_count_from_a_variable(tmp_path):
+    """A node count the launch line reads from an unset variable is unknown, said with why (the
+    explanation of it once crashed: it asked the setup for a field it does not have)."""
+    (tmp_path / "run.sh").write_text("torchrun --nnodes=${NNODES} --nproc_per_node=8 train.py\n")
+    (tmp_path / "train.py").write_text("import os, torch, torch.distributed as dist\n"
+                                       "torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n"
+                                       "dist.init_process_group('nccl')\n")
+    proc = subprocess.run([sys.executable, "-m", "dslint", "check", ".", "--show-setup", "--no-cache"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert "internal error" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    block = _block(proc.stdout, "run.sh:1")
+    assert "ranks per node  8 (--nproc_per_node=8 at run.sh:1)" in block
+    [nodes] = [line for line in block if line.startswith("nodes ")]
+    assert "unknown" in nodes

@@ -1471,7 +1471,7 @@ def _count_source(project: "Project", setup: TrainingSetup, fact: str) -> str:
             return "nodes x ranks per node"
         return note
     command = setup.command
-    if command is None or (note and "[tool.dslint]" in note) or (note and getattr(setup, fact if fact == "nnodes"
+    if command is None or (note and "[tool.dslint]" in note) or (note and getattr(setup, "nodes" if fact == "nnodes"
                                                                               else "procs_per_node") is not None):
         return note
     keys = _COUNT_OPTIONS[fact]
