@@ -57,7 +57,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
         results = check_files(sources, settings, jobs=jobs, overlay=overlay, cache=cache, progress=progress, edits=edits)
         checked = list(results)
         summarise_imported_plain_modules(results, settings, cache, overlay)
-        project = build_project(root, results)
+        project = build_project(root, results, paths)
         read_launched_plain_scripts(project, results, settings, overlay)
         setup = setup_findings(root, project, results, settings, cache if overlay is None else None)
         if owned and cache is not None and overlay is None:

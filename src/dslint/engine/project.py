@@ -107,8 +107,9 @@ def read_launched_plain_scripts(project: Project, results: list[FileResult], set
 
 
 
-def build_project(root: Path, results: list[FileResult]) -> Project:
-    project = Project(root=root)
+def build_project(root: Path, results: list[FileResult], checked: Iterable[str] = ()) -> Project:
+    """`checked`: the paths the run was given (their folders may hold launch files outside `root`)."""
+    project = Project(root=root, checked={Path(p).resolve(): p for p in checked if os.path.isdir(p)})
     for result in results:
         path = result.source.path
         if result.kind in ("python", "module") and result.summary is not None:

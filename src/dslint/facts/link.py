@@ -368,6 +368,10 @@ def _launch_bases(project: "Project", launch_path: str, command) -> list:
     launch_display = os.path.dirname(launch_path) or "."
     root = _resolve(project, Path(project.root) / ".")
     root_display = str(project.root) if os.path.isabs(launch_path) else _root_display(project)
+    if launch_dir != root and root not in launch_dir.parents:
+        outer = _checked_folder(project, launch_dir)
+        if outer is not None:
+            root, root_display = outer
     starts = [(launch_dir, launch_display)]
     if launch_dir != root and root in launch_dir.parents:
         folder, display = launch_dir, launch_display
@@ -384,6 +388,12 @@ def _launch_bases(project: "Project", launch_path: str, command) -> list:
     if os.path.isabs(cwd.value):
         return [(Path(cwd.value), cwd.value)]
     return [(base / cwd.value, os.path.normpath(os.path.join(display, cwd.value))) for base, display in starts]
+
+
+def _checked_folder(project: "Project", folder: Path) -> Optional[tuple]:
+    """(resolved, as given) of the outermost folder named on the command line that holds `folder`."""
+    holding = [(path, given) for path, given in project.checked.items() if path == folder or path in folder.parents]
+    return min(holding, key=lambda found: len(found[0].parts)) if holding else None
 
 
 def _root_display(project: "Project") -> str:

@@ -22,6 +22,9 @@ class Project:
     # Files the project phase read besides the checked ones (a launch's YAML, requirements.txt),
     # with a digest of each: the cached project-phase findings hold only while they are unchanged.
     inputs: dict[str, str] = field(default_factory=dict)
+    # The folders named on the command line, resolved -> as given: a launch file under one of them
+    # and not under `root` (`dslint check ../other/project`) is run from a folder up to that one.
+    checked: dict = field(default_factory=dict)
     _program: Any = None
 
     def note_input(self, path: str) -> None:
