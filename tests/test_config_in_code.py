@@ -78,8 +78,15 @@ def test_a_key_the_script_assigns_later_is_unknown_not_the_literal(project):
     assert "DSL610" not in project.codes()
 
 
-def test_a_dict_changed_through_update_is_unknown(tmp_path):
+def test_a_dict_changed_through_update_with_a_literal_has_the_updated_value(tmp_path):
     changed = PRETRAIN.format(tbs=64).replace("def main():", "CONFIG.update(train_batch_size=128)\n\n\ndef main():")
+    [setup] = _setups(tmp_path, {"pretrain.py": changed, "model.py": MODEL, "launch.sh": TORCHRUN})
+    assert setup.config.value["train_batch_size"] == 128
+
+
+def test_a_dict_changed_through_update_with_a_non_literal_is_unknown(tmp_path):
+    changed = PRETRAIN.format(tbs=64).replace("def main():", "CONFIG.update(OVERRIDES)\n\n\ndef main():")
+    changed = changed.replace("CONFIG = {", "OVERRIDES = dict(train_batch_size=128)\nCONFIG = {")
     [setup] = _setups(tmp_path, {"pretrain.py": changed, "model.py": MODEL, "launch.sh": TORCHRUN})
     assert setup.config.value is None
 

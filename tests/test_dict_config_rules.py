@@ -236,10 +236,11 @@ def test_auto_in_a_dict_the_hf_trainer_reads_is_filled(tmp_path):
     assert not [f for f in findings if f.code == "DSL604"]
 
 
-def test_a_typo_key_the_script_assigns_later_is_not_reported_in_the_dict(tmp_path):
+def test_a_typo_key_the_script_assigns_later_is_reported_at_the_assignment_not_in_the_dict(tmp_path):
     text = SCRIPT.format(body='    "zero_optimization": {"stage": 2},', tail="").replace(
         "net = torch.nn", 'ds_config["gradient_acumulation_steps"] = 2\nnet = torch.nn')
-    assert not [f for f in _check(tmp_path, {"pretrain.py": text}) if f.code == "DSL601"]
+    found = [f for f in _check(tmp_path, {"pretrain.py": text}) if f.code == "DSL601"]
+    assert [(f.path, f.span.start.row) for f in found] == [("pretrain.py", 14)]
 
 
 def test_offload_with_a_client_optimizer_points_at_the_dict_block(tmp_path):

@@ -224,11 +224,10 @@ def _json_worth_reporting(path: str, data: bytes) -> bool:
 
 
 def _check_config(source: SourceFile, text: str, settings: Settings) -> FileResult:
-    from ..rules.context import ConfigContext
-    from ..sources.dsconfig import JsonError, looks_like_deepspeed_config, parse_json
+    from ..sources.dsconfig import JsonError, deepspeed_config_kind, parse_json
 
     try:
-        doc = parse_json(source.path, text, keep=looks_like_deepspeed_config)
+        doc = parse_json(source.path, text, keep=deepspeed_config_kind)
     except JsonError as error:
         if not _json_worth_reporting(source.path, text.encode("utf-8", "surrogatepass")):
             return FileResult(source, "skipped")
@@ -240,6 +239,16 @@ def _check_config(source: SourceFile, text: str, settings: Settings) -> FileResu
         return FileResult(source, "skipped")
     if doc is None:
         return FileResult(source, "skipped")
+    if deepspeed_config_kind(source.path, doc.value) == "doubtful":
+        doc.doubtful = True  # checked only if a setup links it as its DeepSpeed config (linked_configs.py)
+        return FileResult(source, "skipped", summary=doc, text=text)
+    return check_config_doc(source, doc, text, settings)
+
+
+def check_config_doc(source: SourceFile, doc, text: str, settings: Settings) -> FileResult:
+    """The per-file config rules on a parsed DeepSpeed config."""
+    from ..rules.context import ConfigContext
+
     ctx = ConfigContext(doc=doc, settings=settings)
     findings = _run_rules(rules_of("dsconfig", settings), ctx, source.path, doc.lines)
     return FileResult(source, "dsconfig", findings, summary=doc, text=text)

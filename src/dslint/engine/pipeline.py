@@ -11,6 +11,7 @@ from ..rules.registry import all_rules
 from ..settings import Settings
 from ..sources.discover import SourceFile, discover
 from .checkers import PLAIN, kind_for
+from .linked_configs import check_linked_doubtful_configs
 from .parallel import _lacks_edits, check_files, gc_paused
 from .project import build_project, read_launched_plain_scripts, setup_findings, summarise_imported_plain_modules
 from .results import INTERNAL_ERROR, CheckResult, FileResult
@@ -59,6 +60,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
         summarise_imported_plain_modules(results, settings, cache, overlay)
         project = build_project(root, results, paths)
         read_launched_plain_scripts(project, results, settings, overlay)
+        check_linked_doubtful_configs(project, results, settings, edits)
         setup = setup_findings(root, project, results, settings, cache if overlay is None else None)
         if owned and cache is not None and overlay is None:
             remember_run(root, cache, checked, results)

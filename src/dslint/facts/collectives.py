@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..sources.names import dotted
-from .conditions import RankGate, rank_gate, rank_tests, ranked_groups, same_group
+from .conditions import (LEAVES, RankGate, leaves_after, rank_gate, rank_tests, ranked_groups, runs_after_skipping,
+                         same_group)
 from .bindings import partial_calls
 from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
@@ -310,8 +311,9 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
             direct.append((node, found, where))
 
     gated: list[GatedCall] = []
-    # helper key -> (collective, line) for helpers that reach a collective on every rank that calls them
-    bearing: dict[str, tuple[Collective, int]] = {}
+    # helper key -> (collective, line, flags) for helpers that reach a collective on every rank that
+    # calls them; flags: the parameters (default False) one of which guards every collective it reaches
+    bearing: dict[str, tuple[Collective, int, tuple]] = {}
     for node, found, where in direct:
         gate = rank_gate(facts, node, where)
         if gate is not None and not _other_branch_matches(facts, node, gate, found, direct):
@@ -319,8 +321,8 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
             continue
         function = where.function
         key = _function_key(facts, function) if function is not None and not found.launch_shards else None
-        if key and key not in bearing:
-            bearing[key] = (found, node.lineno)
+        if key:
+            bearing[key] = _merged(bearing.get(key), (found, node.lineno, _flag_guards(facts, function, where)))
     helper_calls = [(site, key) for site in facts.calls if (key := _callee_key(facts, site)) is not None] if bearing else []
     for _ in range(3):  # helpers calling helpers, a few levels deep
         grew = False
@@ -329,8 +331,12 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
                 continue
             function = site.ctx.function
             outer = _function_key(facts, function) if function is not None else None
-            if outer and outer not in bearing and outer != key:
-                bearing[outer] = bearing[key]
+            if not outer or outer == key or not _turns_on(facts, site, key, bearing[key][2]):
+                continue
+            found, line, _ = bearing[key]
+            merged = _merged(bearing.get(outer), (found, line, _flag_guards(facts, function, site.ctx)))
+            if merged != bearing.get(outer):
+                bearing[outer] = merged
                 grew = True
         if not grew:
             break
@@ -340,19 +346,88 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
         if site.ctx.function is not None and _function_key(facts, site.ctx.function) == key:
             continue  # recursion
         gate = rank_gate(facts, site.node, site.ctx)
-        if gate is not None:
-            found, line = bearing[key]
+        if gate is not None and _turns_on(facts, site, key, bearing[key][2]):
+            found, line, _ = bearing[key]
             gated.append(GatedCall(site.node, found, gate, via=f"{key}() (it reaches {found.label} on line {line})"))
     facts._gated_collectives = gated  # type: ignore[attr-defined]
     facts._collective_functions = bearing  # type: ignore[attr-defined]
     return gated
 
 
-def collective_functions(facts: ScriptFacts) -> dict[str, tuple[Collective, int]]:
+def collective_functions(facts: ScriptFacts) -> dict[str, tuple[Collective, int, tuple]]:
     """Functions (`name`, `Class.method`) that reach a collective on every rank that calls them:
-    key -> (the collective, its line). A call of one under a rank gate hangs like the collective."""
+    key -> (the collective, its line, flags). A call of one under a rank gate hangs like the
+    collective, unless flags (parameters whose default is False; one of them guards every
+    collective the function reaches) are given and the call passes none of them (`passes_flag`)."""
     find_gated_collectives(facts)
     return facts._collective_functions  # type: ignore[attr-defined]
+
+
+def _merged(old: Optional[tuple], new: tuple) -> tuple:
+    """Two reasons of one function to reach a collective: unguarded wins, else either flag turns one on."""
+    if old is None or (new[2] == () and old[2] != ()):
+        return new
+    if old[2] == () or set(new[2]) <= set(old[2]):
+        return old
+    return (old[0], old[1], tuple(sorted(set(old[2]) | set(new[2]))))
+
+
+def _flag_guards(facts: ScriptFacts, function: ast.AST, where: Context) -> tuple:
+    """(p,) when the place runs only under `if p:` (or `if p and ...:`) of the function's own
+    parameter `p`, whose default is a false constant and which the function never rebinds; else ()."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return ()
+    for guard, in_body in where.guards:
+        if not in_body or guard.lineno < function.lineno:
+            continue
+        test = guard.test
+        names = [v for v in test.values if isinstance(v, ast.Name)] if isinstance(test, ast.BoolOp) and isinstance(
+            test.op, ast.And) else [test] if isinstance(test, ast.Name) else []
+        for name in names:
+            default = _default_of(function, name.id)
+            if isinstance(default, ast.Constant) and not default.value and not facts.assignments_to(name.id, function):
+                return (name.id,)
+    return ()
+
+
+def _default_of(function: ast.AST, name: str) -> Optional[ast.AST]:
+    args = function.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip((a.arg for a in positional[len(positional) - len(args.defaults):]), args.defaults))
+    defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    return defaults.get(name)
+
+
+def _turns_on(facts: ScriptFacts, site: CallSite, key: str, flags: tuple) -> bool:
+    """Does this call of the module's function `key` reach its collective (see `collective_functions`)?"""
+    if not flags:
+        return True
+    function = facts.functions.get(key)
+    if function is None:
+        return True
+    args = function.args
+    params = [a.arg for a in args.posonlyargs + args.args][1 if "." in key else 0:]
+    return passes_flag(call_arguments(site.node), params, flags)
+
+
+def call_arguments(call: ast.Call) -> tuple:
+    """(positional, keywords) of a call as plain data: per positional argument "*" (starred), "0"
+    (a false constant) or "v"; per keyword (name, or "**" for a splat, and "0"/"v")."""
+    def flag(value: ast.AST) -> str:
+        return "0" if isinstance(value, ast.Constant) and not value.value else "v"
+
+    positional = tuple("*" if isinstance(a, ast.Starred) else flag(a) for a in call.args)
+    return positional, tuple((k.arg or "**", flag(k.value)) for k in call.keywords)
+
+
+def passes_flag(arguments: tuple, params: list, flags: tuple) -> bool:
+    """Does a call with these `call_arguments` pass one of the `flags` parameters a value that may be
+    true (a splat may)? `params`: the callee's positional parameters, in order."""
+    positional, keywords = arguments
+    if "*" in positional or any(name == "**" for name, _ in keywords):
+        return True
+    given = [(params[i], v) for i, v in enumerate(positional) if i < len(params)] + list(keywords)
+    return any(name in flags and value != "0" for name, value in given)
 
 
 def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, found: Collective, direct) -> bool:
@@ -382,6 +457,8 @@ def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, fou
                 if other_where.function is where.function and start <= (candidate.lineno, candidate.col_offset) <= end \
                         and matches(other_found):
                     return True
+    if gate.if_node is not None and where is not None and _paired_past_exit(facts, node, gate, where, name, direct):
+        return True
     if found.label.rsplit(".", 1)[-1] in BARRIERS and _alone_in_branch(facts, node, gate):
         # `if local_rank not in [-1, 0]: barrier()` ... `if local_rank == 0: barrier()`: each rank waits once.
         for candidate, other_found, where in direct:
@@ -391,6 +468,26 @@ def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, fou
             if other_gate is not None and other_gate.node is not gate.node and _alone_in_branch(facts, candidate, other_gate):
                 return True
     return False
+
+
+def _paired_past_exit(facts: ScriptFacts, node: ast.AST, gate: RankGate, where: Context, name: str, direct) -> bool:
+    """`if start + rank < n: ...; all_gather(...); continue` and the same all_gather after the `if`
+    in the loop body: the ranks that call it in the branch leave the pass (`continue`, `break`,
+    `return`, `raise`) before the one after the `if`, which the other ranks call instead."""
+    if_node = gate.if_node
+    branch, other = (if_node.body, if_node.orelse) if gate.in_body else (if_node.orelse, if_node.body)
+    leave = leaves_after(branch, node)
+    if leave is None or any(isinstance(stmt, LEAVES) for stmt in other):
+        return False
+    function = where.function
+    if isinstance(function, ast.Lambda):
+        return False
+    rest = runs_after_skipping(function.body if function is not None else facts.tree.body, if_node, leave)
+    if not rest:
+        return False
+    after = {id(n) for stmt in rest for n in ast.walk(stmt)}
+    return any(id(candidate) in after and other_found.label.rsplit(".", 1)[-1] == name and other_where.function is function
+               for candidate, other_found, other_where in direct if candidate is not node)
 
 
 def _alone_in_branch(facts: ScriptFacts, node: ast.AST, gate: RankGate) -> bool:

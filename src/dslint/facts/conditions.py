@@ -15,11 +15,15 @@ A rank test is read through values: a name is followed to what it was assigned, 
 `is_leader = rank == 0` gates like `rank == 0`. Conditions that every rank evaluates alike are
 no gate: `if local_rank != -1` (distributed or not), `if rank in group_ranks` (membership of
 an explicit group, whose collectives are legitimate), a `rank0` parameter that every caller
-in the module passes as a constant, an early return whose test also needs a non-rank flag.
+in the module passes as a constant, an early return whose test also needs a non-rank flag, an
+"already set up" test of a module global that the testing function stores only after it.
+`leaves_after`/`runs_after_skipping`: where a branch that ends in `continue`/`break`/`return`/
+`raise` sends its ranks, and what the ranks that skip it run instead.
 """
 from __future__ import annotations
 
 import ast
+import operator
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -40,6 +44,8 @@ _NOT_A_PROCESS_RANK = re.compile(r"lora|low_rank|matrix_rank|rank_r\b|num_ranks|
 _RANK_ONLY_DECORATORS = ("rank_zero_only", "on_main_process", "on_local_main_process", "main_process_only",
                          "on_last_process", "master_only", "main_only")
 _BARE_RANKS = ("rank", "local_rank", "global_rank", "get_rank", "process_index", "local_process_index")
+_COMPARE = {ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
+            ast.Eq: operator.eq, ast.NotEq: operator.ne}
 
 
 @dataclass(frozen=True)
@@ -178,11 +184,61 @@ class _RankTests:
                 return False  # `local_rank != -1`: distributed or not, every rank agrees
             if constants and all(isinstance(c, bool) for c in constants):
                 return any(self._names_main(s) for s in ranked)
-            return True
+            return not self._tests_setup_sentinel(test)
         if isinstance(test, (ast.Name, ast.Attribute, ast.Call)):
             return self._names_main(test) or (_callee_or_name(test) in _BARE_RANKS and not (
                 isinstance(test, ast.Name) and self._constant_parameter(test)))
         return False
+
+    def _tests_setup_sentinel(self, test: ast.Compare) -> bool:
+        """`if _LOCAL_RANK >= 0: raise` where `_LOCAL_RANK` is a module global that is the initial
+        constant until the testing function itself stores the rank, after the test: on a first call
+        every rank holds the constant, on a later one every rank holds some rank >= 0, and the
+        comparison gives one answer for every rank >= 0. An "already set up" flag, not a rank test."""
+        if len(test.ops) != 1:
+            return False
+        left, right = test.left, test.comparators[0]
+        name, other = (left, right) if isinstance(left, ast.Name) else (right, left)
+        bound = literal(other)
+        if not isinstance(name, ast.Name) or isinstance(bound, bool) or (
+                bound is None and not (isinstance(other, ast.Constant) and other.value is None)):
+            return False
+        op = test.ops[0]
+        if bound is None:
+            if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+                return False
+        elif not isinstance(bound, int) or not isinstance(op, (ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq)):
+            return False
+        else:
+            compare = _COMPARE[type(op)]
+            answers = {compare(r, bound) if name is left else compare(bound, r) for r in range(max(bound, 0) + 3)}
+            if len(answers) != 1:
+                return False
+        return self._stored_after_by_tester(name, test)
+
+    def _stored_after_by_tester(self, name: ast.Name, test: ast.AST) -> bool:
+        """Every binding of the module global `name` is a module-level constant, or a store by the
+        function that reads it in `test`, declared `global` there, after the test and in the same
+        block-level conditions (every rank that passes the test stores it; no loop brings it back)."""
+        scope = self.model.scope_of(name)
+        where = self.facts.context_of(test)
+        if scope.kind != "function" or name.id not in scope.globals or where is None or where.loops:
+            return False
+        at = (test.end_lineno, test.end_col_offset)
+        binds = self.model.module.bindings.get(name.id, [])
+        for bind in binds:
+            if bind.kind == "assignment" and self.model.scope_of(bind.node).kind == "module":
+                if bind.index is not None or not isinstance(literal(bind.value), (int, float, str, type(None))) or (
+                        literal(bind.value) is None and not isinstance(bind.value, ast.Constant)):
+                    return False
+                continue
+            if bind.kind != "global-assignment" or self.model.scope_of(bind.node) is not scope:
+                return False
+            stored = self.facts.context_of(bind.node)
+            if stored is None or stored.loops or (bind.node.lineno, bind.node.col_offset) < at or \
+                    stored.guards != where.guards:
+                return False
+        return any(b.kind == "global-assignment" for b in binds)
 
     def is_pure_rank_test(self, test: ast.AST) -> bool:
         """Does the condition read nothing but the rank (removing it changes only who runs the body)?"""
@@ -264,7 +320,8 @@ class _RankTests:
             for stmt in block:
                 # (a `raise` ends a function on those ranks as well; inside a block only `return` is read)
                 if isinstance(stmt, ast.If) and self._early_return_gates(stmt, (ast.Return, ast.Raise) if top else ast.Return):
-                    early.append((stmt, end, RankGate(stmt, f"`if {ast.unparse(stmt.test)}: return` (line {stmt.lineno}) "
+                    leave = "raise" if isinstance(stmt.body[-1], ast.Raise) else "return"
+                    early.append((stmt, end, RankGate(stmt, f"`if {ast.unparse(stmt.test)}: {leave}` (line {stmt.lineno}) "
                                                             "before it")))
         return decorator, early
 
@@ -395,6 +452,69 @@ def _blocks_of(function: ast.AST):
             todo.extend((getattr(stmt, name), False) for name in _BLOCK_FIELDS if getattr(stmt, name, None))
             todo.extend((handler.body, False) for handler in getattr(stmt, "handlers", ()))
             todo.extend((case.body, False) for case in getattr(stmt, "cases", ()))
+
+
+LEAVES = (ast.Continue, ast.Break, ast.Return, ast.Raise)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _holding(block: list, at: tuple) -> Optional[tuple]:
+    """(index, statement) of the statement of `block` whose text holds position `at`."""
+    return next(((i, stmt) for i, stmt in enumerate(block)
+                 if (stmt.lineno, stmt.col_offset) <= at <= (stmt.end_lineno, stmt.end_col_offset)), None)
+
+
+def _inner_blocks(stmt: ast.stmt) -> list:
+    blocks = [getattr(stmt, name) for name in _BLOCK_FIELDS if getattr(stmt, name, None)]
+    return blocks + [h.body for h in getattr(stmt, "handlers", ())] + [c.body for c in getattr(stmt, "cases", ())]
+
+
+def leaves_after(branch: list, node: ast.AST) -> Optional[ast.stmt]:
+    """The `continue`/`break`/`return`/`raise` that control runs into after `node` (which sits in
+    the statements `branch`) before falling out of `branch`: the first one later in a block around
+    `node`, innermost block first. None when there is none, or when a loop or def between `branch`
+    and `node` may run `node` more than once per pass."""
+    at = (node.lineno, node.col_offset)
+    found, block = None, branch
+    while block:
+        hit = _holding(block, at)
+        if hit is None:
+            break
+        index, stmt = hit
+        found = next((s for s in block[index + 1:] if isinstance(s, LEAVES)), None) or found
+        if isinstance(stmt, _LOOPS + _SCOPES):
+            return None
+        block = next((b for b in _inner_blocks(stmt) if _holding(b, at)), None)
+    return found
+
+
+def runs_after_skipping(root: list, if_node: ast.If, leave: ast.stmt) -> list:
+    """The statements that run next, in the pass `leave` ends, for a rank that runs `if_node`
+    without leaving: after `if_node` in each block around it, up to the body of the innermost
+    loop around it (`continue`, `break`) or up to `root`, a function's or module's body
+    (`return`, `raise`). [] when `if_node` is not found under `root`."""
+    at = (if_node.lineno, if_node.col_offset)
+    levels, block = [], root
+    while block:
+        hit = _holding(block, at)
+        if hit is None:
+            return []
+        index, stmt = hit
+        levels.append((block, index, stmt))
+        if stmt is if_node:
+            break
+        if isinstance(stmt, _SCOPES):
+            return []
+        block = next((b for b in _inner_blocks(stmt) if _holding(b, at)), None)
+    else:
+        return []
+    if isinstance(leave, (ast.Continue, ast.Break)):
+        loops = [i for i, (_, _, stmt) in enumerate(levels) if isinstance(stmt, _LOOPS)]
+        if not loops:
+            return []
+        levels = levels[loops[-1] + 1:]
+    return [stmt for block, index, _ in reversed(levels) for stmt in block[index + 1:]]
 
 
 # -- other conditions ---------------------------------------------------------------------------

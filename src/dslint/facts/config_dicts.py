@@ -199,25 +199,8 @@ def overwritten(model, binding, consumer: ast.AST) -> Optional[list]:
                 return None
             paths.append(path)
             continue
-        if isinstance(parent, ast.Attribute):
-            call = model.parent_of(parent)
-            if isinstance(call, ast.Call) and call.func is parent and parent.attr in _READ_METHODS:
-                continue
-            return None  # cfg.update(...), cfg.setdefault(...), cfg["zero"].pop(...)
-        if isinstance(parent, ast.AugAssign) and parent.target is node:
-            return None
-        if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.Expr)) or (
-                isinstance(parent, ast.keyword) and parent.arg is None) or isinstance(parent, ast.Starred):
-            continue
-        if isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values)):
-            continue  # `{**cfg, ...}` copies its keys into a new dict
-        call = parent if isinstance(parent, ast.Call) else model.parent_of(parent) if isinstance(parent, ast.keyword) \
-            else None
-        if isinstance(call, ast.Call) and call.func is not node:
-            name = model.resolve(call.func) or ""
-            if name.startswith(_READING_CALLS) or name in _READING_CALLS:
-                continue
-        return None
+        if not _reads_only(model, node, parent):
+            return None  # cfg.update(...), cfg.setdefault(...), cfg["zero"].pop(...), f(cfg)
     return paths
 
 
@@ -271,6 +254,184 @@ def _merges_config(node: ast.Dict, dicts: dict) -> bool:
     return isinstance(node, ast.Dict) and any(
         key is None and isinstance(value, ast.Name) and value.id in dicts and is_config_dict(dicts[value.id])
         for key, value in zip(node.keys, node.values))
+
+
+# -- a config built in program order: a base and the changes made to it before it is used ------------
+
+@dataclass(frozen=True)
+class ConfigLayer:
+    """One step of building a config, in program order: `keys` written into the dict at `holder` (a dict
+    literal's keys, `update(...)`'s argument or keywords, `cfg[k][k2] = v`), or every top-level key of a
+    loaded file (`file`: `source` is its path as written) or of a module constant of the project that the
+    script imports (`constant`: `source` is the local name) merged at `holder`. Later layers replace the
+    keys they write, as `dict.update` does (no deep merge)."""
+
+    kind: str  # keys | file | constant
+    holder: tuple = ()
+    value: Any = None  # keys: {key: template value} (literals, NotLiterals, dicts of them)
+    spans: tuple = ()  # keys: ((key path under holder), span in the script)
+    source: Optional[str] = None
+
+
+def _anchor(model, node: ast.AST) -> Optional[tuple]:
+    """(the statement list holding node's statement, index): `with` blocks count as the statements they
+    are in (their body always runs); None outside a statement list."""
+    stmt = node
+    while stmt is not None and not isinstance(stmt, ast.stmt):
+        stmt = model.parent_of(stmt)
+    while stmt is not None:
+        parent = model.parent_of(stmt)
+        if isinstance(parent, (ast.With, ast.AsyncWith)) and stmt in parent.body:
+            stmt = parent
+            continue
+        for name in ("body", "orelse", "finalbody") if parent is not None else ():
+            block = getattr(parent, name, None)
+            if isinstance(block, list) and stmt in block:
+                return id(block), block.index(stmt)
+        return None
+    return None
+
+
+def _position(node: ast.AST) -> tuple:
+    return node.lineno, node.col_offset
+
+
+def dict_layers(node: ast.Dict, holder: tuple, lines, leaf: Callable[[ast.AST], Any],
+                splat: Callable[[ast.AST, tuple], Optional[list]]) -> Optional[list]:
+    """The layers of a dict literal, entry by entry: runs of literal keys are `keys` layers, `**X` is what
+    `splat(X, holder)` says it holds; None when a key is computed or a splat is not known."""
+    layers: list = []
+    run: list = []
+
+    def flush() -> bool:
+        if not run:
+            return True
+        part = ast.copy_location(ast.Dict(keys=[k for k, _ in run], values=[v for _, v in run]), node)
+        part.end_lineno, part.end_col_offset = node.end_lineno, node.end_col_offset
+        found = template_of(part, lines, leaf)
+        run.clear()
+        if found is None:
+            return False
+        layers.append(ConfigLayer("keys", holder, found.value, found.spans))
+        return True
+
+    for key, value in zip(node.keys, node.values):
+        if key is None:
+            inner = splat(value, holder) if flush() else None
+            if inner is None:
+                return None
+            layers += inner
+        elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+            run.append((key, value))
+        else:
+            return None
+    return layers if flush() else None
+
+
+def _key_path(model, node: ast.AST) -> tuple:
+    """(the outermost subscript of `cfg["a"]["b"]` above the use `node`, ("a", "b")); the path is None when
+    a key is not a literal string."""
+    path: Optional[tuple] = ()
+    parent = model.parent_of(node)
+    while isinstance(parent, ast.Subscript) and parent.value is node:
+        key = parent.slice
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            return node, None
+        path = path + (key.value,)
+        node, parent = parent, model.parent_of(parent)
+    return node, path
+
+
+def changes_in_order(model, binding, consumer: ast.AST, lines, leaf: Callable[[ast.AST], Any],
+                     splat: Callable[[ast.AST, tuple], Optional[list]]) -> Optional[list]:
+    """The layers the module adds to the dict `binding` binds before `consumer` (a use of it) reads it:
+    `cfg.update({...})`, `cfg.update(k=v)`, `cfg["a"]["b"] = v`, `cfg["a"].update(...)`, each a statement of
+    the block the binding is in (or of a `with` in it), after the binding and before the consumer. Reads
+    (`cfg.get(...)`, `print(cfg)`, `{**cfg}`) are no change. None when the dict may change otherwise: under
+    a branch or in a loop of its own, after the consumer, in a call that takes it, `update` with what
+    `splat` does not know, `del`, `+=`, `setdefault`, `pop`."""
+    home = _anchor(model, binding.node)
+    if home is None:
+        return None
+    found: list = []
+    for use in model.uses_of(binding):
+        if use is consumer:
+            continue
+        node, path = _key_path(model, use)
+        parent = model.parent_of(node)
+        if path is None:
+            return None
+        change: Optional[list] = None
+        if isinstance(getattr(node, "ctx", None), ast.Store) and path and isinstance(parent, ast.Assign) \
+                and parent.targets == [node]:
+            value = parent.value
+            if isinstance(value, ast.Dict):
+                inner = template_of(value, lines, leaf)
+                if inner is None:
+                    return None
+                spans = ((path[-1:], lines.span_of_node(parent)),) + tuple(
+                    (path[-1:] + p, s) for p, s in inner.spans)
+                change = [ConfigLayer("keys", path[:-1], {path[-1]: inner.value}, spans)]
+            else:
+                change = [ConfigLayer("keys", path[:-1], {path[-1]: leaf(value)},
+                                      ((path[-1:], lines.span_of_node(parent)),))]
+            where = parent
+        elif isinstance(parent, ast.Attribute) and parent.attr == "update" and \
+                isinstance(model.parent_of(parent), ast.Call) and model.parent_of(parent).func is parent:
+            call = model.parent_of(parent)
+            if not isinstance(model.parent_of(call), ast.Expr) or len(call.args) > 1:
+                return None
+            change = []
+            if call.args:
+                arg = call.args[0]
+                inner = dict_layers(arg, path, lines, leaf, splat) if isinstance(arg, ast.Dict) else splat(arg, path)
+                if inner is None:
+                    return None
+                change += inner
+            for kw in call.keywords:
+                if kw.arg is None:
+                    return None
+                if isinstance(kw.value, ast.Dict):
+                    inner = template_of(kw.value, lines, leaf)
+                    if inner is None:
+                        return None
+                    value, spans = inner.value, tuple(((kw.arg,) + p, s) for p, s in inner.spans)
+                else:
+                    value, spans = leaf(kw.value), ()
+                span = lines.span(lines.offset_from_ast(kw.lineno, kw.col_offset),
+                                  lines.offset_from_ast(kw.value.end_lineno, kw.value.end_col_offset))
+                change.append(ConfigLayer("keys", path, {kw.arg: value}, ((((kw.arg,), span),) + spans)))
+            where = call
+        elif _reads_only(model, node, parent):
+            continue
+        else:
+            return None
+        anchor = _anchor(model, where)
+        if anchor is None or anchor[0] != home[0] or _position(where) < _position(binding.node) \
+                or _position(where) > _position(consumer):
+            return None
+        found.append((_position(where), change))
+    return [layer for _, change in sorted(found, key=lambda item: item[0]) for layer in change]
+
+
+def _reads_only(model, node: ast.AST, parent: Optional[ast.AST]) -> bool:
+    """Does this use of a dict only read it (as `overwritten` counts reads)?"""
+    if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+        return False
+    if isinstance(parent, ast.Attribute):
+        call = model.parent_of(parent)
+        return isinstance(call, ast.Call) and call.func is parent and parent.attr in _READ_METHODS
+    if isinstance(parent, (ast.Compare, ast.FormattedValue, ast.Expr, ast.Starred)) or (
+            isinstance(parent, ast.keyword) and parent.arg is None):
+        return True
+    if isinstance(parent, ast.Dict) and any(k is None and v is node for k, v in zip(parent.keys, parent.values)):
+        return True  # `{**cfg, ...}` copies its keys into a new dict
+    call = parent if isinstance(parent, ast.Call) else model.parent_of(parent) if isinstance(parent, ast.keyword) \
+        else None
+    if isinstance(call, ast.Call) and call.func is not node:
+        name = model.resolve(call.func) or ""
+        return name.startswith(_READING_CALLS) or name in _READING_CALLS
+    return False
 
 
 # -- a dict config as a config document ------------------------------------------------------------
@@ -372,10 +533,16 @@ class DictDoc:
 
 def dict_documents(setups) -> list:
     """(DictDoc, [setups]) for every config written as a Python dict that `setups` link (with its key
-    spans), once per dict and value: a dict that several launches link is one document."""
+    spans), or built in program order (an OverlayDoc), once per dict and value: a dict that several
+    launches link is one document."""
     found: dict = {}
     for setup in setups:
         cfg = setup.config
+        overlay = getattr(cfg, "overlay", None)
+        if overlay is not None:  # built in program order (config_overlays): its own document
+            key = ("overlay", setup.script_path, cfg.ref_span.start_offset, repr(cfg.value))
+            found.setdefault(key, (overlay, []))[1].append(setup)
+            continue
         if cfg.path is not None or not cfg.key_spans or not cfg.key_path or not isinstance(cfg.value, dict):
             continue
         key = (cfg.key_path, min(s.start_offset for s in cfg.key_spans.values()), repr(cfg.value))

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
+from typing import Iterator, Optional
 
+from .bindings import semantic_model
 from .script import CallSite, ScriptFacts, literal
 
 DDP = "torch.nn.parallel.DistributedDataParallel"
@@ -17,11 +18,14 @@ FSDP = ("torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.fs
 DEEPSPEED_INITIALIZE = "deepspeed.initialize"
 SET_DEVICE_ATTRS = ("set_device", "set_device_index")
 
-# Calls that create a CUDA context on the current device (cuda:0 until set_device runs).
+# Calls that create a CUDA context on the current device (cuda:0 until set_device runs): each runs
+# torch.cuda._lazy_init (directly, or through current_device() for its default device). Not
+# empty_cache (torch/cuda/memory.py: a no-op `if is_initialized()` fails) nor Event() (c10's
+# CUDAEvent creates the event on its first record()).
 _CONTEXT_CALLS = {
-    "torch.cuda.synchronize", "torch.cuda.mem_get_info", "torch.cuda.Stream", "torch.cuda.Event",
-    "torch.cuda.empty_cache", "torch.cuda.current_stream", "torch.cuda.init", "torch.cuda.default_stream",
-    "torch.cuda.set_per_process_memory_fraction", "torch.cuda.reset_peak_memory_stats",
+    "torch.cuda.synchronize", "torch.cuda.mem_get_info", "torch.cuda.Stream", "torch.cuda.current_stream",
+    "torch.cuda.init", "torch.cuda.default_stream", "torch.cuda.set_per_process_memory_fraction",
+    "torch.cuda.reset_peak_memory_stats",
 }
 # Calls that initialise the CUDA runtime (the visible device list is fixed from then on).
 _RUNTIME_CALLS = {"torch.cuda.device_count", "torch.cuda.is_available", "torch.cuda.get_device_name",
@@ -105,11 +109,57 @@ DEVICE_SELECTORS = frozenset((
 ))
 
 
-def _is_set_device(site: CallSite) -> bool:
-    """`torch.cuda.set_device(x)`, `torch.accelerator.set_device_index(x)`, `get_accelerator().set_device(x)`."""
-    return site.attr in SET_DEVICE_ATTRS and (
-        site.qualname in ("torch.cuda.set_device", "torch.accelerator.set_device_index")
-        or (site.qualname is None and site.receiver is None and isinstance(site.node.func, ast.Attribute)))
+def _is_set_device(site: CallSite, facts: Optional[ScriptFacts] = None) -> bool:
+    """`torch.cuda.set_device(x)`, `torch.accelerator.set_device_index(x)`, `get_accelerator().set_device(x)`,
+    and (given the module's facts) `backend.set_device(x)` on a name bound to a device namespace."""
+    if site.attr not in SET_DEVICE_ATTRS:
+        return False
+    if site.qualname in ("torch.cuda.set_device", "torch.accelerator.set_device_index"):
+        return True
+    if site.qualname is not None or not isinstance(site.node.func, ast.Attribute):
+        return False
+    if site.receiver is None:
+        return True
+    receiver = site.node.func.value
+    return facts is not None and isinstance(receiver, ast.Name) and device_namespace(facts, receiver)
+
+
+# The per-backend modules `torch.cuda`, `torch.xpu`, ...: each has set_device.
+_NAMESPACE_GETTERS = frozenset(("torch.get_device_module", "torch._utils._get_device_module"))
+_BACKENDS = frozenset(("cuda", "xpu", "npu", "mlu", "hpu", "musa", "mtia"))
+
+
+def device_namespace(facts: ScriptFacts, expr: ast.AST, depth: int = 2) -> bool:
+    """Is `expr` a torch device namespace: `torch.cuda`, `getattr(torch, device.type)`,
+    `torch.get_device_module(...)`, through names, or a call of this module's function whose every
+    return is one (`get_torch_device_namespace()`)?"""
+    model = semantic_model(facts)
+    value = model.value_of(expr)
+    if isinstance(value, (ast.Attribute, ast.Name)):
+        name = model.resolve(value) or ""
+        return name.startswith("torch.") and name[len("torch."):] in _BACKENDS
+    if not isinstance(value, ast.Call):
+        return False
+    callee = model.resolve(value.func)
+    if callee in _NAMESPACE_GETTERS:
+        return True
+    if isinstance(value.func, ast.Name) and value.func.id == "getattr" and callee is None and len(value.args) == 2:
+        return model.resolve(value.args[0]) == "torch"
+    binding = model.binding_of(value.func) if isinstance(value.func, ast.Name) else None
+    if depth <= 0 or binding is None or binding.kind != "def":
+        return False
+    returns = [n.value for n in _own_nodes(binding.node) if isinstance(n, ast.Return)]
+    return bool(returns) and all(r is not None and device_namespace(facts, r, depth - 1) for r in returns)
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's body, not of the functions and classes defined in it."""
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 # A CUDA device mesh sets the device itself (LOCAL_RANK, else rank % GPUs per host) when CUDA is not
@@ -117,13 +167,14 @@ def _is_set_device(site: CallSite) -> bool:
 MESH_BUILDERS = frozenset(("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.device_mesh.DeviceMesh"))
 
 
-def selects_device(site: CallSite) -> bool:
-    """Does this call select the calling process's GPU (or make a framework do it)?"""
+def selects_device(site: CallSite, facts: Optional[ScriptFacts] = None) -> bool:
+    """Does this call select the calling process's GPU (or make a framework do it)? Given the
+    module's facts, a set_device through a name bound to a device namespace counts too."""
     if site.qualname in MESH_BUILDERS:
         return literal(site.argument(0, "device_type")) == "cuda"
-    return site.qualname in DEVICE_SELECTORS or _is_set_device(site)
+    return site.qualname in DEVICE_SELECTORS or _is_set_device(site, facts)
 
 
 def set_device_sites(facts: ScriptFacts) -> list[CallSite]:
     """The set_device calls of a module (see `_is_set_device`)."""
-    return [site for attr in SET_DEVICE_ATTRS for site in facts.method_calls(attr) if _is_set_device(site)]
+    return [site for attr in SET_DEVICE_ATTRS for site in facts.method_calls(attr) if _is_set_device(site, facts)]

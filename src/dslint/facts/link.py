@@ -33,7 +33,8 @@ from ..model import Span
 from ..sources.launch import launchers as launcher_table
 from . import lightning_strategies as pl_table
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
-from .script_setup import ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts
+from .script_setup import (ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts, resolved_lightning_site,
+                           resolved_plugin_ref)
 from .summary import ScriptSummary, summary_extractor
 
 if TYPE_CHECKING:
@@ -62,6 +63,9 @@ class ConfigLink:
     key_path: Optional[str] = None
     # The config accelerate builds from DeepSpeedPlugin(...) in the script: field -> span of `field=value`.
     plugin_spans: Optional[dict] = None
+    # A config built in program order (files, constants, literal keys): config_overlays.OverlayDoc, whose
+    # nodes know the file each value is written in.
+    overlay: Any = None
 
 
 @dataclass
@@ -435,7 +439,9 @@ def _module_link(project: "Project", command, bases: list) -> PathLink:
     if not module or not all(part.isidentifier() for part in module.split(".")):
         return PathLink(module)
     env = getattr(command, "env", {}).get("PYTHONPATH")
-    extra = [p for p in (getattr(env, "value", None) or "").split(":") if p and "$" not in p] if env else []
+    # (`PYTHONPATH=$PWD/src:$PYTHONPATH`: its readable entries, `$PWD` being the folder the line runs in)
+    path_list = (getattr(env, "value", None) or getattr(env, "in_launch_dir", None) or "") if env else ""
+    extra = [p for p in path_list.split(":") if p and "$" not in p]
     roots = list(bases) + [(base / p, os.path.normpath(os.path.join(display, p))) for p in extra
                            for base, display in bases if not os.path.isabs(p)]
     stem = module.replace(".", "/")
@@ -444,6 +450,12 @@ def _module_link(project: "Project", command, bases: list) -> PathLink:
         link = resolve_path(project, project.scripts, written, roots)
         if link.found is not None or link.real is not None:
             return link
+    if not link.candidates:  # a src/ layout installed (`pip install -e .`): the package in a src folder
+        for written in (f"{stem}.py", f"{stem}/__main__.py"):
+            in_src = resolve_path(project, project.scripts, written,
+                                  [(base / "src", os.path.join(display, "src")) for base, display in bases])
+            if in_src.found is not None:
+                return in_src
     return link
 
 
@@ -519,6 +531,8 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
         next((s for s in facts.lightning if s.kind == "fabric"), None)
     if setup.lightning is None and summary.module is not None and summary.module.called:
         setup.lightning = _factory_lightning(project, setup)
+    if setup.lightning is not None and setup.lightning.strategy_splats is not None:  # `DeepSpeedStrategy(**KW)`
+        setup.lightning = resolved_lightning_site(project.program, setup.lightning, setup.lightning.path or script)
     if setup.lightning is not None and setup.lightning.devices_options:
         given = _option_value(_script_args(command), setup.lightning.devices_options)
         devices = (int(given[0]) if given[0].isdigit() else None) if given else setup.lightning.devices
@@ -840,6 +854,7 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         refs.insert(0, setup.lightning.config)
     args = _script_args(command)
     for ref in refs:
+        ref = resolved_plugin_ref(project.program, ref, setup.script_path)  # `DeepSpeedPlugin(**BASE_KW)`
         written = None
         how = f"{ref.what} in {setup.script_path}"
         launch_span = None
@@ -882,6 +897,12 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
                 return
         elif ref.how == "imported":
             if _imported_config(project, setup, ref, link):
+                setup.config = link
+                return
+        elif ref.how == "layered":
+            from .config_overlays import layered_config
+
+            if layered_config(project, setup, ref, link):
                 setup.config = link
                 return
         if written:

@@ -23,13 +23,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..sources.names import dotted
+from ..sources.names import dotted, root_name
 from .collectives import collective_functions
 from .config_dicts import DictTemplate, config_dict_names, module_constants, returned_template
+from .keyword_splats import keyword_dicts
 from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_touch, selects_device
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
 from .program_effects import function_effects
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
+from .set_epoch_params import set_epoch_params
 from .zero3_reads import module_reads
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -82,8 +84,13 @@ class FunctionSummary:
     iterated: tuple = ()  # names iterated by any loop
     looped_calls: tuple = ()  # (`self.m`, loop span, counter) for methods called inside a loop
     calls_set_epoch: bool = False
-    collective: Optional[tuple] = None  # (label, why, kind, row): a collective every rank calling it reaches
+    set_epoch_params: tuple = ()  # parameters (or their attributes) it calls .set_epoch on (set_epoch_params.py)
+    # (label, why, kind, row, flags): a collective every rank calling it reaches (with flags: when the
+    # call passes one of these parameters, default False, a value that may be true; collectives.py)
+    collective: Optional[tuple] = None
     returns_optimizer: Optional[tuple] = None  # (torch.optim class, constructor span, keywords) it builds and returns
+    # ("DDP" | "FSDP", row) when every `return` gives a DDP/FSDP(...) call (or a name bound to one)
+    returns_wrapper: Optional[tuple] = None
     returns_config: Optional[DictTemplate] = None  # a DeepSpeed config dict it returns (config_dicts.py)
     # (param, position or None, what, Span): `p.module.state_dict()` (or save_pretrained) read outside a
     # gather; empty partitions when a caller passes a ZeRO-3 engine for `p` (zero3_reads.py)
@@ -118,6 +125,10 @@ class ClassSummary:
     # "self.x" -> (loader kind as ArgumentFact.loader, row) for an attribute its methods store a
     # DataLoader of this module in (every store agrees); "" kind for an attribute stored anything else
     attributes: dict = field(default_factory=dict)
+    # the names of the methods it defines when `methods` was emptied (none says anything a rule asks):
+    # a call of one of them on an instance is unknown, not the base class's method
+    dropped_methods: tuple = ()
+    derived: bool = False  # a base may be the project's: kept, so that a method is found up the chain
 
 
 @dataclass(frozen=True)
@@ -314,10 +325,12 @@ class _Summariser:
         iterated, epoch_iterated, looped_calls = [], [], []
         calls, fors, returns, _ = self.inside(node)
         for site in calls:
-            if selects_device(site):
+            if selects_device(site, self.facts):
                 summary.selects_device = True
             if site.attr == "set_epoch":
                 summary.calls_set_epoch = True
+                reached = set_epoch_params(self.facts, site, summary.params + summary.kwonly)
+                summary.set_epoch_params += tuple(p for p in reached if p not in summary.set_epoch_params)
             if site.ctx.loops and site.receiver == "self":
                 looped_calls.append((f"self.{site.attr}", *self.loop_position(site.ctx.loops[0])))
         for loop, ctx in fors:
@@ -339,6 +352,8 @@ class _Summariser:
             if isinstance(value, ast.Call) and _is_torch_optimizer(self.model.resolve(value.func)):
                 summary.returns_optimizer = (self.model.resolve(value.func), self.facts.lines.span_of_node(value),
                                              tuple(k.arg for k in value.keywords if k.arg))
+        if self.builds_wrappers and returns and any(site.qualname in _WRAPPER_KINDS for site in calls):
+            summary.returns_wrapper = self.returned_wrapper(returns)
         trainers = [site for site in calls if site.qualname in _LIGHTNING]
         for ret in returns if trainers else ():
             value = self.model.value_of(ret.value)
@@ -357,6 +372,19 @@ class _Summariser:
             summary.sets_num_threads = effects.sets_num_threads
             summary.spawns, summary.starts_group = effects.spawns, effects.starts_group
         return summary
+
+    def returned_wrapper(self, returns: list) -> Optional[tuple]:
+        """FunctionSummary.returns_wrapper: every return statement gives one kind of wrapper."""
+        found = set()
+        row = 0
+        for ret in returns:
+            value = self.model.value_of(ret.value)
+            kind = _WRAPPER_KINDS.get(self.model.resolve(value.func)) if isinstance(value, ast.Call) else None
+            if kind is None:
+                return None
+            found.add(kind)
+            row = row or value.lineno
+        return (found.pop(), row) if len(found) == 1 else None
 
     def klass(self, node: ast.ClassDef) -> ClassSummary:
         summary = ClassSummary(node.name, node.lineno, tuple(filter(None, (dotted(b) for b in node.bases))))
@@ -377,7 +405,8 @@ class _Summariser:
                 if site.ctx.class_ is node and (site.receiver or "").endswith(".module")}
             summary.module_hops = tuple(p for p, attr in summary.init_stores.items() if attr in hops)
         summary.attributes = self.attributes(node)
-        if not any(_project_base(self.facts, base) for base in node.bases):
+        summary.derived = any(_project_base(self.facts, base) for base in node.bases)
+        if not summary.derived:
             # ("" entries only tell that a class overrides a loader one of its project bases stores)
             summary.attributes = {a: found for a, found in summary.attributes.items() if found[0]}
         return summary
@@ -416,6 +445,7 @@ class _Summariser:
         return "DDP" if name == DDP else "FSDP" if name in FSDP else None
 
 
+_WRAPPER_KINDS = {DDP: "DDP", **{name: "FSDP" for name in FSDP}}
 _LIGHTNING = {**{name: "trainer" for name in LIGHTNING_TRAINERS}, **{name: "fabric" for name in FABRIC}}
 
 
@@ -562,6 +592,26 @@ def _library_call(facts: ScriptFacts, head: str) -> bool:
     return head not in facts.imports.relative and is_library(facts.imports.names.get(head, ""))
 
 
+def instance_method(model, func: ast.AST) -> Optional[str]:
+    """`Cls().method` (what ProgramIndex.callee resolves) for a call `x.method(...)` whose receiver
+    holds, through its bindings (`x = Cls(...)`, `self.x = pkg.Cls(...)` in `__init__`), an
+    instance of a class imported from another module; None otherwise (a library's class, a
+    parameter, a name bound in several places)."""
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, (ast.Name, ast.Attribute)):
+        return None
+    value = model.value_of(func.value)
+    if not isinstance(value, ast.Call) or value is func.value:
+        return None
+    root = root_name(value.func)
+    binding = model.binding_of(root) if root is not None else None
+    klass = dotted(value.func)
+    if binding is None or binding.kind not in ("import", "from-import") or klass is None:
+        return None
+    if is_library(model.resolve(value.func) or binding.name):
+        return None
+    return f"{klass}().{func.attr}"
+
+
 def _returned_by(model, expr: ast.AST, returned: dict) -> tuple[Optional[tuple], int]:
     """((callee, unpack index or None), the call's row) when the name `expr` holds what a project
     call returned, else (None, 0)."""
@@ -603,6 +653,9 @@ class ModuleExports:
     # NAME -> (function name, ...) for a module-level dict/list/tuple of functions (`LOADERS =
     # {"a": build_a, "b": build_b}`) that the module never changes: `LOADERS[key](...)` calls one of them
     function_tables: dict = field(default_factory=dict)
+    # NAME -> parts of a module-level keyword dict (`STRATEGY_KW = dict(stage=3, ...)`) bound once and never
+    # changed: another module's `DeepSpeedStrategy(**STRATEGY_KW)` reads it (keyword_splats.keyword_dicts)
+    keyword_dicts: dict = field(default_factory=dict)
 
 
 def summarise_module(facts: ScriptFacts) -> ModuleExports:
@@ -622,12 +675,12 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.import_time_cuda = import_time_cuda(facts)
     exports.selects_device = any(f.selects_device for f in exports.functions.values()) or any(
         m.selects_device for c in exports.classes.values() for m in c.methods.values()) or any(
-        selects_device(site) for site in facts.calls if site.ctx.function is None)
-    for key, (found, row) in collective_functions(facts).items():
+        selects_device(site, facts) for site in facts.calls if site.ctx.function is None)
+    for key, (found, row, flags) in collective_functions(facts).items():
         owner, _, method = key.partition(".")
         target = exports.functions.get(key) if not method else getattr(exports.classes.get(owner), "methods", {}).get(method)
         if target is not None:
-            target.collective = (found.label, found.why, found.kind, row)
+            target.collective = (found.label, found.why, found.kind, row, flags)
     for read in module_reads(facts):
         target = exports.functions.get(read.function) if read.param else None
         if target is not None:
@@ -637,6 +690,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE)
     exports.function_tables = function_tables(facts, set(exports.functions) | imported)
     exports.value_constants = value_constants(facts, summariser.model)
+    exports.keyword_dicts = keyword_dicts(facts, summariser.model)
     evidence = distributed_facts(facts).multiprocess_evidence
     if evidence:
         first = min(evidence, key=lambda e: (e.node.lineno, e.node.col_offset))
@@ -767,7 +821,7 @@ def _says_something(function: FunctionSummary) -> bool:
     return bool(function.selects_device or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
                 or function.collective or function.unsharded_reads
-                or function.returns_optimizer or function.returns_config or function.multiprocess
+                or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads or function.spawns
                 or function.starts_group or function.returns_trainer)
 
@@ -784,9 +838,11 @@ def _keep_what_matters(exports: ModuleExports) -> None:
     for name, klass in list(exports.classes.items()):
         if not any(_says_something(m) for m in klass.methods.values()):
             # (a loader a subclass elsewhere may iterate; a class left out breaks the lineage through it)
-            if not klass.field_defaults and not klass.module_hops and not any(k for k, _ in klass.attributes.values()):
+            if not klass.field_defaults and not klass.module_hops and not (klass.derived and len(klass.bases) == 1) \
+                    and not any(k for k, _ in klass.attributes.values()):
                 del exports.classes[name]
                 continue
+            klass.dropped_methods = tuple(klass.methods)
             klass.methods = {}
 
 

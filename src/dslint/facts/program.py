@@ -213,6 +213,33 @@ class ProgramIndex:
                         return self._in_module(target, ".".join(parts[cut:]), depth)
         return None
 
+    def callee(self, importer: str, callee: str) -> Optional[Symbol]:
+        """The project function a call spelled `callee` in `importer` runs: a (dotted) imported name,
+        or `Cls().method` (module_summary.instance_method: a method called on an instance of an
+        imported class); None when it is no project function."""
+        klass, _, method = callee.partition("().")
+        if not method:
+            symbol = self.symbol(importer, callee)
+            return symbol if symbol is not None and symbol.function is not None else None
+        return self.method_symbol(importer, klass, method)
+
+    def method_symbol(self, importer: str, klass: str, method: str) -> Optional[Symbol]:
+        """The method `method` an instance of the project class that `importer` names `klass` runs:
+        the nearest definition up a chain of single project bases (a Symbol with the method as
+        `function` and its class as `klass`); None when a class on the way has several bases, one
+        that is no project class, or defines the method without a summary of it."""
+        found = self.symbol(importer, klass)
+        for _ in range(4):
+            if found is None or found.klass is None:
+                return None
+            summary = found.klass.methods.get(method)
+            if summary is not None:
+                return Symbol(found.path, f"{found.name}.{method}", function=summary, klass=found.klass)
+            if method in found.klass.dropped_methods or len(found.klass.bases) != 1:
+                return None
+            found = self.symbol(found.path, found.klass.bases[0])
+        return None
+
     def _in_module(self, path: str, name: str, depth: int) -> Optional[Symbol]:
         if "." in name:
             return None

@@ -90,7 +90,7 @@ def _build(facts: ScriptFacts) -> dict:
         function = site.ctx.function
         if function is None or isinstance(function, ast.Lambda):
             continue
-        if selects_device(site):
+        if selects_device(site, facts):
             of(function).selects_device = True
             if id(site.node) in set_device and _not_a_literal(site.argument(0, "device")):
                 of(function).set_device_row = of(function).set_device_row or site.node.lineno
@@ -216,7 +216,7 @@ def _selections(facts: ScriptFacts) -> dict:
         found = None
         if id(site.node) in set_device:
             found = DeviceSelection(site, "set_device" if _not_a_literal(site.argument(0, "device")) else "literal")
-        elif selects_device(site):
+        elif selects_device(site, facts):
             found = DeviceSelection(site, "framework")
         else:
             callee = local_callee(facts, site)

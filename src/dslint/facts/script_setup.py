@@ -26,7 +26,9 @@ from ..sources.names import dotted, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
-from .config_dicts import NotLiteral, literal_leaf, overwritten, template_of, with_overwritten
+from .config_dicts import (ConfigLayer, NotLiteral, changes_in_order, dict_layers, literal_leaf, overwritten,
+                           template_of, with_overwritten)
+from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
                      config_object_read, constant, env_accesses, instance_field, traced_constant)
@@ -40,6 +42,8 @@ DEEPSPEED_STRATEGY = ("lightning.pytorch.strategies.DeepSpeedStrategy", "lightni
                       "lightning.fabric.strategies.deepspeed.DeepSpeedStrategy")
 SPAWNERS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes",
             "accelerate.notebook_launcher")
+PIPELINE_MODULES = ("deepspeed.pipe.PipelineModule", "deepspeed.runtime.pipe.PipelineModule",
+                    "deepspeed.runtime.pipe.module.PipelineModule")
 # Packages whose functions never build a config of the project (`json.load`, `deepspeed.*`): not a builder.
 _LIBRARIES = frozenset(("hjson", "yaml", "deepspeed", "torch", "transformers", "accelerate", "lightning",
                         "pytorch_lightning", "omegaconf", "hydra"))
@@ -53,6 +57,7 @@ class ConfigRef:
 
     how: "literal" (a path written in the script), "argument" (a command-line option, maybe
     with a default), "env" (an environment variable), "dict" (a dict built in the script),
+    "layered" (loaded files, imported constants and literal keys in program order: `layers`),
     "plugin" (accelerate's DeepSpeedPlugin(...) keywords), "unknown".
     """
 
@@ -79,6 +84,13 @@ class ConfigRef:
     # how="config-object": `config=cfg.deepspeed.config_path`, a leaf of an OmegaConf/Hydra YAML config
     # (values.ConfigObjectRead); the linker reads it (omegaconf_values.config_ref_path)
     config_read: Any = None
+    # how="layered": a config built in program order from loaded files, imported constants and literal
+    # keys (`cfg = json.load(f)` then `cfg.update(bf16={...})`, `{**BASE, "k": 8}`): config_dicts.ConfigLayer
+    # each; the linker applies them in order (config_overlays.layered_config)
+    layers: tuple = ()
+    # how="plugin": `DeepSpeedPlugin(**BASE_KW)` with BASE_KW a dict of another module (keyword_splats.CallKeywords):
+    # the linker resolves it (`resolved_plugin_ref`) into `keywords`
+    splats: Any = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,9 @@ class DeepSpeedInit:
     optimizer: Optional[ClientOptimizer]  # a torch optimizer passed as optimizer=
     optimizer_given: bool  # optimizer= given at all (client optimizer of any kind)
     has_mpu: bool  # model/pipeline parallelism: the data-parallel size is not the world size
+    # `model=` is a PipelineModule(num_stages=K) without a topology: DeepSpeed's data-parallel world is
+    # world // K (pipe/module.py builds PipeDataParallelTopology(num_pp=K, num_dp=world // K)); None otherwise
+    pipeline_stages: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +135,9 @@ class LightningSite:
     # The module the call is in when it is not the script's: a factory function of another module
     # that builds and returns the Trainer (`make_trainer().fit(...)`); the linker sets it.
     path: Optional[str] = None
+    # `DeepSpeedStrategy(**STRATEGY_KW)` with STRATEGY_KW a dict of another module (keyword_splats.CallKeywords):
+    # the linker resolves it into `strategy_kwargs` (`resolved_lightning_site`)
+    strategy_splats: Any = None
 
 
 @dataclass(frozen=True)
@@ -319,7 +337,13 @@ class _Extractor:
                                 merged=self.unchanged_dict)
             if found is not None:
                 return ConfigRef("dict", consumer, what, span, value=found.value, key_spans=found.spans)
+            layered = self.layered(expr, None, consumer, what)  # `{**BASE, "train_micro_batch_size_per_gpu": 8}`
+            if layered is not None:
+                return layered
             return ConfigRef("dict", consumer, what, span, value=value if isinstance(value, dict) else None)
+        returned = self.returned_layers(expr, consumer, what) if depth == 0 else None
+        if returned is not None:
+            return returned  # `config=load_cfg()`, a function of the script that loads and updates one
         built = self.built_by_call(expr, consumer, what)
         if built is not None:
             return built
@@ -364,6 +388,10 @@ class _Extractor:
             # the values of every binding that reaches the use (a parameter that shadows a
             # module constant reaches it, and is unknown)
             leaves = self.model.values_of(expr)
+            layered = self.layered(leaves[0], expr, consumer, what) if len(leaves) == 1 and depth == 0 \
+                and isinstance(expr, ast.Name) else None
+            if layered is not None:
+                return layered
             if leaves and all(leaf is not expr for leaf in leaves):
                 refs = [self.config_ref(leaf, consumer, what, depth + 1) for leaf in leaves]
                 if all(_same_source(r, refs[0]) for r in refs):
@@ -373,6 +401,88 @@ class _Extractor:
                         return ConfigRef("unknown", consumer, what, span)  # `cfg = json.load(f); cfg["x"] = ...`
                     return refs[-1]  # assigned in branches to different values: unknown
         return ConfigRef("unknown", consumer, what, span)
+
+    def layered(self, value: ast.AST, use: Optional[ast.Name], consumer: str, what: str) -> Optional[ConfigRef]:
+        """The config `use` reads (or the dict literal `value` itself, `use` None) as layers in program
+        order, when that is more than a dict literal the "dict" reading shows: a loaded file or an imported
+        constant changed by literal keys, a dict changed by `update(...)`, `{**BASE, "k": v}`. None when
+        something the files do not show may change it (config_dicts.changes_in_order)."""
+        if not isinstance(value, ast.Dict) and not (isinstance(value, ast.Call) and use is not None):
+            return None
+        if isinstance(value, ast.Call) and "load" not in (dotted(value.func) or ""):
+            return None  # (only configs loaded from a file: `json.load`, `yaml.safe_load`)
+        leaf = self.layer_leaf
+        if use is None:
+            layers = dict_layers(value, (), self.f.lines, leaf, self.splat)
+        else:
+            binding = self.model.binding_of(use)
+            if binding is None or binding.kind != "assignment" or binding.value is not value:
+                return None
+            base = dict_layers(value, (), self.f.lines, leaf, self.splat) if isinstance(value, ast.Dict) \
+                else self.splat(value, ())
+            changes = changes_in_order(self.model, binding, use, self.f.lines, leaf, self.splat) \
+                if base is not None else None
+            if changes is None or (not changes and isinstance(value, ast.Dict)
+                                   and all(layer.kind == "keys" for layer in base)):
+                return None  # a plain dict literal: the "dict" reading has it
+            if not changes and isinstance(value, ast.Call):
+                return None  # the file as it is: a "literal" reference
+            layers = base + changes
+        if layers is None or not any(layer.kind != "keys" for layer in layers) and use is None:
+            return None
+        return ConfigRef("layered", consumer, what, self.span(use if use is not None else value), layers=tuple(layers))
+
+    def returned_layers(self, expr: ast.AST, consumer: str, what: str) -> Optional[ConfigRef]:
+        """`load_cfg()`, a function of this script whose one `return cfg` returns a config built in program
+        order in it (`layered`); its parameters, if any leaf reads one, are values the files do not show."""
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Name):
+            return None
+        binding = self.model.binding_of(expr.func)
+        function = binding.node if binding is not None and binding.kind == "def" else None
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        returns, stack = [], list(function.body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Return):
+                returns.append(node)
+            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.extend(ast.iter_child_nodes(node))
+        if len(returns) != 1 or not isinstance(returns[0].value, ast.Name):
+            return None
+        use = returns[0].value
+        leaves = self.model.values_of(use)
+        found = self.layered(leaves[0], use, consumer, what) if len(leaves) == 1 else None
+        return dataclasses.replace(found, span=self.span(expr)) if found is not None else None
+
+    def layer_leaf(self, expr: ast.AST):
+        return literal_leaf(expr, self.known, unknown=UNKNOWN)
+
+    def splat(self, expr: ast.AST, holder: tuple) -> Optional[list]:
+        """What `**expr` (or `update(expr)`) merges at `holder`: a config file loaded unchanged
+        (`json.load(f)`), a module constant of the project imported unchanged, a dict literal bound once and
+        unchanged; None otherwise."""
+        if isinstance(expr, ast.Call):
+            if "load" not in (dotted(expr.func) or ""):
+                return None
+            ref = self.config_ref(expr, "", "")
+            return [ConfigLayer("file", holder, source=ref.path)] if ref.how == "literal" and ref.path \
+                and not ref.unless_options else None
+        if not isinstance(expr, ast.Name):
+            return None
+        imported = self.imported_constant(expr, "", "")
+        if imported is not None:
+            return [ConfigLayer("constant", holder, source=expr.id)] if imported.how == "imported" \
+                and not imported.overwritten else None
+        literal = self.unchanged_dict(expr)
+        if literal is not None:
+            found = template_of(literal, self.f.lines, self.layer_leaf, merged=self.unchanged_dict)
+            return [ConfigLayer("keys", holder, found.value, found.spans)] if found is not None else None
+        binding = self.model.binding_of(expr)
+        if binding is not None and binding.kind == "assignment" and isinstance(binding.value, ast.Call) \
+                and self.model.values_of(expr) == [binding.value] and overwritten(self.model, binding, expr) == []:
+            return self.splat(binding.value, holder)  # `extra = json.load(f)` ... `cfg.update(extra)`
+        return None
 
     def unchanged_dict(self, expr: ast.AST) -> Optional[ast.Dict]:
         """The dict literal a name is bound to once and that nothing changes (`**BASE` in a config)."""
@@ -521,13 +631,28 @@ class _Extractor:
             init = DeepSpeedInit(self.span(site.node), ref,
                                  self.optimizer_of(optimizer_arg, "deepspeed.initialize"),
                                  optimizer_arg is not None and _literal(optimizer_arg) is not None,
-                                 site.keyword("mpu") is not None)
+                                 site.keyword("mpu") is not None, self.pipeline_stages(site.argument(1, "model")))
             self.out.deepspeed_inits.append(init)
             if ref is not None:
                 self.out.config_refs.append(ref)
         for qual in CPU_OPTIMIZERS:
             if self.f.calls_to(qual):
                 self.out.cpu_optimizer = True
+
+    def pipeline_stages(self, model: Optional[ast.AST]) -> Optional[int]:
+        """K of `model=net` with `net = PipelineModule(layers, num_stages=K)` (its one value), K a constant
+        of the script and no `topology=` (which would set the stages and the data-parallel size itself)."""
+        values = self.model.values_of(model) if isinstance(model, ast.Name) else [model] if model is not None else []
+        call = values[0] if len(values) == 1 else None
+        if not isinstance(call, ast.Call) or self.f.callee_name(call) not in PIPELINE_MODULES:
+            return None
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords) \
+                or len(call.args) > 2 or any(k.arg == "topology" for k in call.keywords):
+            return None
+        stages = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "num_stages"),
+                                                               None)
+        value = self.known(stages)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
     def read_hf(self) -> None:
         subclasses = local_subclasses(self.f, HF_TRAINERS)  # `class MyTrainer(Trainer)`, then `MyTrainer(...)`
@@ -569,6 +694,11 @@ class _Extractor:
         site, passed = plugins[0], accelerators[0].keyword("deepspeed_plugin")
         if passed is None or self.model.value_of(passed) is not site.node or site.node.args:
             return None
+        if any(kw.arg is None for kw in site.node.keywords):  # `**BASE_KW`: a dict known by value
+            splats = call_keywords(self.model, site.node, self.known, UNKNOWN, self.span)
+            if splats.pending:
+                return ConfigRef("plugin", "accelerate", "DeepSpeedPlugin(...)", self.span(site.node), splats=splats)
+            return plugin_ref(self.span(site.node), splats)
         keywords = []
         for kw in site.node.keywords:
             if kw.arg is None or kw.arg == "hf_ds_config":
@@ -644,7 +774,7 @@ class _Extractor:
         nodes = self.known(site.keyword("num_nodes")) if site.keyword("num_nodes") is not None else 1
         strategy_node = site.keyword("strategy")
         strategy_node = self.follow(strategy_node)
-        strategy = strategy_class = kwargs = config = None
+        strategy = strategy_class = kwargs = config = splats = None
         complete = True
         if strategy_node is not None:
             value = self.known(strategy_node)
@@ -670,6 +800,11 @@ class _Extractor:
                             kwargs[kw.arg] = literal
                     if strategy_node.args:
                         complete = False
+                    elif any(kw.arg is None for kw in strategy_node.keywords):  # `**STRATEGY_KW`
+                        splats = call_keywords(self.model, strategy_node, self.known, UNKNOWN, self.span)
+                        if not splats.pending:
+                            kwargs, complete = strategy_keywords(splats, config is not None)
+                            splats = None
         environment = None
         plugins = site.keyword("plugins")
         if plugins is not None:
@@ -684,7 +819,8 @@ class _Extractor:
             num_nodes=nodes if isinstance(nodes, int) and not isinstance(nodes, bool) else None,
             strategy=strategy, strategy_span=self.span(strategy_node) if strategy_node is not None else None,
             strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
-            config=config, cluster_environment=environment, devices_options=devices_options)
+            config=config, cluster_environment=environment, devices_options=devices_options,
+            strategy_splats=splats)
 
     def from_option_defaults(self, expr: ast.AST) -> Optional[tuple]:
         """`f"configs/ds_zero{args.zero_stage}.json"`: (the path with each option's default, the
@@ -896,6 +1032,42 @@ class _Extractor:
         self.read_saves()
         self.read_threads()
         return self.out
+
+
+def strategy_keywords(splats: CallKeywords, config_given: bool) -> tuple[dict, bool]:
+    """(the DeepSpeedStrategy keywords of known value, whether they are all of them) of a call with
+    `**` arguments; `config=` given as a keyword is the strategy's ConfigRef, not one of them."""
+    values, _, is_open = splats.merged()
+    kwargs = {name: value for name, value in values.items() if name != "config" and not isinstance(value, NotLiteral)}
+    complete = not is_open and len(kwargs) == len(values) - (1 if config_given else 0)
+    return kwargs, complete
+
+
+def plugin_ref(span: Span, splats: CallKeywords) -> Optional[ConfigRef]:
+    """The ConfigRef how="plugin" of a DeepSpeedPlugin(...) call with `**` arguments; None when its keys
+    are not all known or it reads a config (`hf_ds_config`)."""
+    values, spans, is_open = splats.merged()
+    if is_open or "hf_ds_config" in values:
+        return None
+    return ConfigRef("plugin", "accelerate", "DeepSpeedPlugin(...)", span,
+                     keywords=tuple((name, value, spans[name]) for name, value in values.items()))
+
+
+def resolved_lightning_site(program, site: LightningSite, importer: str) -> LightningSite:
+    """The site with its `**` dicts of other modules read (`importer`: the module of the call)."""
+    if site.strategy_splats is None or site.strategy_kwargs is None:
+        return site
+    kwargs, complete = strategy_keywords(resolved(program, importer, site.strategy_splats), site.config is not None)
+    return dataclasses.replace(site, strategy_kwargs=kwargs, strategy_kwargs_complete=complete, strategy_splats=None)
+
+
+def resolved_plugin_ref(program, ref: ConfigRef, importer: str) -> ConfigRef:
+    """A DeepSpeedPlugin ConfigRef with its `**` dicts of other modules read; how="unknown" when their
+    keys are not all known."""
+    if ref.splats is None:
+        return ref
+    found = plugin_ref(ref.span, resolved(program, importer, ref.splats))
+    return found if found is not None else ConfigRef("unknown", ref.consumer, ref.what, ref.span)
 
 
 def _same_source(a: ConfigRef, b: ConfigRef) -> bool:

@@ -208,6 +208,10 @@ class _Evaluator:
     def _named(self, expr: ast.AST, depth: int) -> Any:
         if isinstance(expr, ast.Name):
             found = self._click_default(expr, depth)
+            if found is _NOT_MINE:
+                found = self._fire_default(expr, depth)
+            if found is _NOT_MINE:
+                found = self._typer_default(expr, depth)
             if found is not _NOT_MINE:
                 return found
         if isinstance(expr, ast.Attribute):
@@ -347,6 +351,66 @@ class _Evaluator:
             return self.value(keywords["default"], depth + 1)
         return _NOT_MINE
 
+    def _fire_default(self, expr: ast.Name, depth: int) -> Any:
+        """A parameter of a top-level function that the module runs as `fire.Fire(fn)` and calls nowhere
+        else: its default, which the launch line may override (`--name`, `--name=v`, `-name`, `--noname`,
+        `-n`, or any positional word: fire binds those to the parameters in order); UNKNOWN without one."""
+        binding = self.model.binding_of(expr)
+        if binding is None or binding.kind != "parameter":
+            return _NOT_MINE
+        sites = self.model.facts.calls_to("fire.Fire")
+        function = binding.scope.node
+        if not sites or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or not any(stmt is function for stmt in self.model.tree.body):
+            return _NOT_MINE
+        for site in sites:
+            component = _argument(site.node, 0, "component")
+            defined = self.model.binding_of(component) if isinstance(component, ast.Name) else None
+            if defined is None or defined.kind != "def" or defined.node is not function:
+                continue
+            if self.model.uses_of(defined) != [component] or binding.node not in function.args.args + \
+                    function.args.kwonlyargs + getattr(function.args, "posonlyargs", []):
+                return UNKNOWN  # called elsewhere too, or `*args`/`**kwargs`
+            if binding.default is None:
+                return UNKNOWN  # fire requires it on the command line
+            self.options += [f"--{binding.name}", FIRE_WORDS]
+            return self.value(binding.default, depth + 1)
+        return _NOT_MINE
+
+    def _typer_default(self, expr: ast.Name, depth: int) -> Any:
+        """A parameter of a top-level function that typer runs (`typer.run(fn)`, or `@app.command()` with
+        `app = typer.Typer()`) and the module calls nowhere else: typer makes a parameter with a default an
+        option `--name` (`_` as `-`; typer/main.py _get_param), so its default holds unless the launch line
+        passes that option; UNKNOWN for a positional argument, `typer.Option(...)`/`typer.Argument(...)`
+        defaults and `Annotated` parameters (not modelled)."""
+        binding = self.model.binding_of(expr)
+        if binding is None or binding.kind != "parameter":
+            return _NOT_MINE
+        function = binding.scope.node
+        runs = self.model.facts.calls_to("typer.run")
+        decorated = isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr == "command"
+            and _made_by(self.model, d.func.value, ("typer.Typer",)) for d in function.decorator_list)
+        if not (runs or decorated) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or not any(stmt is function for stmt in self.model.tree.body):
+            return _NOT_MINE
+        run_args = [site.node.args[0] for site in runs if site.node.args and isinstance(site.node.args[0], ast.Name)]
+        run_arg = next((a for a in run_args if getattr(self.model.binding_of(a), "node", None) is function), None)
+        if run_arg is None and not decorated:
+            return _NOT_MINE
+        definition = next((b for b in self.model.own_scope(self.model.tree).bindings.get(function.name, ())
+                           if b.kind == "def" and b.node is function), None)
+        if definition is None or self.model.uses_of(definition) != ([run_arg] if run_arg is not None else []):
+            return UNKNOWN  # called elsewhere too
+        default = binding.default
+        if default is None or isinstance(default, ast.Call) or binding.node not in function.args.args + \
+                function.args.kwonlyargs or (binding.annotation is not None and "Annotated" in ast.unparse(binding.annotation)):
+            return UNKNOWN
+        flag = binding.name.replace("_", "-")
+        self.options += [f"--{flag}", f"--no-{flag}"] if isinstance(default, ast.Constant) and \
+            isinstance(default.value, bool) else [f"--{flag}"]
+        return self.value(default, depth + 1)
+
     def _instance_field(self, expr: ast.Attribute, depth: int) -> Any:
         model = self.model
         receiver = model.value_of(expr.value)
@@ -408,6 +472,40 @@ def _escapes(node: ast.AST, parent: Optional[ast.AST]) -> bool:
     if isinstance(parent, ast.Attribute) and parent.value is node:
         return parent.attr not in _READING_METHODS
     return parent is not None and not isinstance(parent, ast.Compare)
+
+
+# An entry of `options` (TracedValue, option_on_command_line) for a parameter of a `fire.Fire(fn)` function:
+# fire's flag forms of the other options count, and any positional word of the script's arguments may set it.
+FIRE_WORDS = "fire"  # (a message shows it: "the default of --device / fire")
+
+
+def _fire_given(args: list, options: tuple) -> tuple[Optional[bool], Optional[str]]:
+    """option_on_command_line for fire (fire/core.py _ParseKeywordArgs): leading dashes stripped, `-` read
+    as `_`, `--noname`, a one-letter shortcut; a word that is no flag nor a flag's value is positional."""
+    names = {o.lstrip("-").replace("-", "_") for o in options if o.startswith("-")}
+    given: Optional[bool] = False
+    value: Optional[str] = None
+    skip = False
+    for k, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        word = arg.value
+        if word is None:
+            given = None if given is False else given
+            continue
+        if word == "--":
+            break  # what follows are fire's own flags (--help, --trace)
+        if not (word.startswith("--") or (len(word) > 1 and word[0] == "-" and word[1].isalpha())):
+            return True, None  # a positional word: bound to a parameter in order
+        key, eq, attached = word.lstrip("-").partition("=")
+        key = key.replace("-", "_")
+        nxt = args[k + 1] if k + 1 < len(args) else None
+        skip = not eq and nxt is not None and nxt.value is not None and not nxt.value.startswith("-")
+        if key in names or (key.startswith("no") and key[2:] in names) or (len(key) == 1 and any(
+                n.startswith(key) for n in names)):
+            given, value = True, attached if eq else (nxt.value if skip else None)
+    return given, value
 
 
 def _click_name(declared: list) -> Optional[str]:
@@ -1032,6 +1130,33 @@ def is_rank_expression(model: SemanticModel, expr: ast.AST) -> Optional[str]:
     return _rank(model, expr, 0)
 
 
+def picked_by_rank(model: SemanticModel, node: ast.AST) -> bool:
+    """Is `node` part of one entry of a dict/list/tuple display that is indexed by the rank
+    (`{0: "cuda:0", 1: "cuda:1"}[dist.get_rank()]`, or `table = [...]` read only as `table[rank]`)?
+    Then each rank evaluates its own entry alone."""
+    child, parent = node, model.parent_of(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if (isinstance(parent, ast.Dict) and any(v is child for v in parent.values)) or (
+                isinstance(parent, (ast.List, ast.Tuple)) and any(e is child for e in parent.elts)):
+            if _indexed_by_rank(model, parent):
+                return True
+        child, parent = parent, model.parent_of(parent)
+    return False
+
+
+def _indexed_by_rank(model: SemanticModel, display: ast.expr) -> bool:
+    holder = model.parent_of(display)
+    if isinstance(holder, ast.Subscript) and holder.value is display:
+        return is_rank_expression(model, holder.slice) is not None
+    if not (isinstance(holder, ast.Assign) and holder.value is display and len(holder.targets) == 1
+            and isinstance(holder.targets[0], ast.Name)):
+        return False
+    bindings = model._bindings_of_statement(holder)
+    uses = model.uses_of(bindings[0]) if len(bindings) == 1 else []
+    return bool(uses) and all(isinstance(s := model.parent_of(u), ast.Subscript) and s.value is u
+                              and is_rank_expression(model, s.slice) is not None for u in uses)
+
+
 def _rank(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]:
     if depth > 6:
         return None
@@ -1293,6 +1418,8 @@ def option_on_command_line(args: list, options: tuple) -> tuple[Optional[bool], 
     one, (None, None) when a word dslint cannot read (`"$@"`, `$EXTRA_ARGS`) may hold one.
     argparse's prefixes of long options (`--num` for `--num-workers`) and attached short values
     (`-j8`) count as giving it."""
+    if FIRE_WORDS in options:
+        return _fire_given(args, options)
     given: Optional[bool] = False
     value: Optional[str] = None
     longs = [o for o in options if o.startswith("--")]

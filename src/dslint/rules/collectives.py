@@ -8,7 +8,8 @@ from dataclasses import replace
 from typing import Iterator
 
 from ..facts.bindings import semantic_model
-from ..facts.collectives import BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, find_gated_collectives
+from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, call_arguments, find_gated_collectives,
+                                 passes_flag)
 from ..facts.conditions import rank_gate, rank_tests
 from ..facts.link import link_setups
 from ..facts.module_summary import is_library
@@ -30,11 +31,12 @@ def _gate(description: str) -> str:
 
 
 def _ranks_past(description: str) -> str:
-    """"ranks that pass `if rank == 0`", or for an early return "ranks that get past `if rank == 0: return`"
-    (there the ranks that pass the test are the ones that leave)."""
+    """"ranks that pass `if rank == 0`", or for an early return (or raise) "ranks that get past
+    `if rank == 0: return`" (there the ranks that pass the test are the ones that leave)."""
     quoted = re.search(r"`([^`]*)`", description)
-    if quoted and quoted[1].endswith(": return"):
-        return f"ranks that get past `{short(quoted[1][:-len(': return')], 24)}: return`"
+    for leave in (": return", ": raise"):
+        if quoted and quoted[1].endswith(leave):
+            return f"ranks that get past `{short(quoted[1][:-len(leave)], 24)}{leave}`"
     return f"ranks that pass {_gate(description)}"
 
 
@@ -90,7 +92,8 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
             continue  # a local name shadows the import here
         callee = dotted(site.node.func)
         yield Report(site.node, f"{callee}() is called only by the ranks that pass {gate.description}",
-                     needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description))))
+                     needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description),
+                                                          ("arguments", call_arguments(site.node)))))
 
 
 @decider("callee-reaches-collective")
@@ -101,7 +104,9 @@ def _decide_gated_project_call(finding, project, params):
     found = symbol.function.collective if symbol is not None and symbol.function is not None else None
     if found is None:
         return None
-    label, _, kind, row = found
+    label, _, kind, row, flags = found
+    if flags and not passes_flag(params["arguments"], list(symbol.function.params), flags):
+        return None  # every collective of the callee sits under `if <flag>:` and this call leaves it False
     code = "DSL502" if kind == CHECKPOINT else "DSL501"
     return replace(finding, code=code, name=RULES[code].name, severity=RULES[code].severity,
                    message=f"{short(params['callee'], 28)}() reaches {short(label, 24)} ({file_label(symbol.path, 22)}:"

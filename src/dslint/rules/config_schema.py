@@ -190,7 +190,7 @@ def invalid_config_value(ctx: ConfigContext) -> Iterator[Report]:
 
 
 # hjson reads an unquoted placeholder up to the end of its line, so a trailing comma comes along.
-_PLACEHOLDER = re.compile(r"(?:[A-Z][A-Z0-9_]*|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]+>),?")
+_PLACEHOLDER = re.compile(r"(?:_*[A-Z][A-Z0-9_]*|@[A-Za-z_][A-Za-z0-9_]*@|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\{\{.*\}\}|<[^<>]+>),?")
 
 
 def _template_placeholder(doc, problem) -> bool:

@@ -31,35 +31,52 @@ def _int(value) -> Optional[int]:
 
 
 
-def batch_problem(tbs, micro, gas, world: int) -> Optional[str]:
+def batch_problem(tbs, micro, gas, world: int, size: str = "world size") -> Optional[str]:
     """What DeepSpeedConfig._set_batch_related_parameters/_batch_assertion make of the three
-    values at this world size; None when they agree."""
+    values at this world size (DeepSpeed's data-parallel size, `size` names it); None when they agree."""
     if tbs is not None and micro is not None and gas is not None:
         if tbs != micro * gas * world:
             return (f"train_batch_size {tbs} != {micro} x {gas} x {world} = {micro * gas * world} (micro x accumulation "
-                    "x world size)")
+                    f"x {size})")
         return None
     if tbs is not None and micro is not None:
         gas = tbs // micro // world
         if gas <= 0:
-            return f"train_batch_size {tbs} // {micro} (micro) // {world} (world size) gives 0 accumulation steps"
+            return f"train_batch_size {tbs} // {micro} (micro) // {world} ({size}) gives 0 accumulation steps"
         if tbs != micro * gas * world:
-            return f"train_batch_size {tbs} is not divisible by {micro} (micro) x {world} (world size)"
+            return f"train_batch_size {tbs} is not divisible by {micro} (micro) x {world} ({size})"
         return None
     if tbs is not None and gas is not None:
         micro = tbs // world // gas
         if micro <= 0:
-            return f"train_batch_size {tbs} // {world} (world size) // {gas} (accumulation) gives a micro-batch of 0"
+            return f"train_batch_size {tbs} // {world} ({size}) // {gas} (accumulation) gives a micro-batch of 0"
         if tbs != micro * gas * world:
-            return f"train_batch_size {tbs} is not divisible by {gas} (accumulation) x {world} (world size)"
+            return f"train_batch_size {tbs} is not divisible by {gas} (accumulation) x {world} ({size})"
         return None
     if tbs is not None:
         micro = tbs // world
         if micro <= 0:
-            return f"train_batch_size {tbs} is smaller than the world size {world}: the micro-batch becomes 0"
+            return f"train_batch_size {tbs} is smaller than the {size} {world}: the micro-batch becomes 0"
         if tbs != micro * world:
-            return f"train_batch_size {tbs} is not divisible by the world size {world}"
+            return f"train_batch_size {tbs} is not divisible by the {size} {world}"
     return None
+
+
+def data_parallel_world(setup: TrainingSetup, config: dict, project=None) -> Optional[tuple]:
+    """(size, what it is) of the data-parallel world DeepSpeed checks the batch against: the world size, or
+    world // K when every deepspeed.initialize of the script gets a PipelineModule of K stages (DeepSpeedConfig
+    reads the module's grid); None when the files do not show it."""
+    if setup.world_size is None:
+        return None
+    stages = {init.pipeline_stages for init in setup.facts.deepspeed_inits}
+    if len(stages) == 1 and None not in stages and setup.config.consumer == "deepspeed":
+        [count] = stages
+        tp = config.get("tensor_parallel")
+        if setup.world_size % count or "sequence_parallel_size" in config or (
+                isinstance(tp, dict) and _int(tp.get("autotp_size")) not in (None, 0, 1)):
+            return None  # (PipelineModule raises RuntimeError when the stages do not divide the world)
+        return setup.world_size // count, f"data-parallel size: {setup.world_size} ranks / {count} stages"
+    return (setup.world_size, "world size") if _data_parallel_is_world(setup, config, project) else None
 
 
 def _data_parallel_is_world(setup: TrainingSetup, config: dict, project=None) -> bool:
@@ -88,18 +105,20 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
         if setup.world_size is None or cfg.consumer in ("lightning", "fabric"):
             continue
         # a config file of the project, or a dict written in Python (the script's, or a project function's)
-        doc = ctx.project.configs.get(cfg.path) if cfg.path else None
+        doc = ctx.project.configs.get(cfg.path) if cfg.path else cfg.overlay
         where = cfg.path or cfg.key_path
         value = setup.config_value
-        if (doc is None and not cfg.key_spans) or value is None or not _data_parallel_is_world(setup, value, ctx.project):
+        world = data_parallel_world(setup, value, ctx.project) if value is not None else None
+        if (doc is None and not cfg.key_spans) or world is None:
             continue
         tbs, micro, gas = (_int(value.get(k)) for k in BATCH_KEYS)
         if any(value.get(k) is not None and v is None for k, v in zip(BATCH_KEYS, (tbs, micro, gas))):
             continue  # "auto" or a non-number: DSL604/DSL603 say what happens
         if tbs is None:
             continue  # micro x accumulation x world is always consistent
-        problem = batch_problem(tbs, micro, gas, setup.world_size)
+        problem = batch_problem(tbs, micro, gas, *world)
         span = _key_span(doc, cfg, ("train_batch_size",))
+        where = _file_of(doc, span, where) if span is not None and cfg.overlay is not None else where
         if problem is None or span is None or (where, span.start_offset, setup.world_size) in seen:
             continue
         seen.add((where, span.start_offset, setup.world_size))
@@ -107,8 +126,13 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
         advice = ("drop train_batch_size" if len(given) > 1 else
                   "set train_micro_batch_size_per_gpu instead")
         related = setup.launch_related(f"starts {setup.world_size} ranks") if setup.command is not None else []
-        if cfg.key_path and cfg.key_path != setup.script_path and cfg.ref_span is not None:
+        if (cfg.key_path or cfg.overlay is not None) and where != setup.script_path and cfg.ref_span is not None:
             related.append((setup.script_path, cfg.ref_span, "the script passes this config"))
+        for key in BATCH_KEYS[1:] if cfg.overlay is not None else ():  # a value written in another file
+            node = doc.node((key,))
+            other = (node.pair_span or node.span) if node is not None else None
+            if other is not None and _file_of(doc, other) != where:
+                related.append((_file_of(doc, other), other, f"{key} = {node.value!r}"))
         yield Report(span, f"{problem}, so DeepSpeed raises AssertionError; {advice}", path=where, related=related)
 
 
@@ -201,16 +225,20 @@ def _to_deepspeed_cpu_adam(module, positions, params):
 
 # -- ZeRO-3 saves, HF scheduler, json.load readers, Lightning accumulation --------------------------
 
-def linked_dict_documents(project, settings) -> list:
+def linked_dict_documents(project, settings, overlays: bool = False) -> list:
     """(config_dicts.DictDoc, [setups]) for each config written as a Python dict that a setup links
-    (memoised on the project: the config rules and several setup rules read them)."""
+    (memoised on the project: the config rules and several setup rules read them). With `overlays`, also
+    the configs built in program order (config_overlays.OverlayDoc), whose keys lie in several files: a
+    rule that reads them reports at `_file_of(doc, span)`."""
     from ..facts.config_dicts import dict_documents
 
     setups = link_setups(project, settings)
     memo = project.__dict__.get("_dict_documents")
     if memo is None or memo[0] is not setups:
-        memo = project._dict_documents = (setups, dict_documents(setups))  # type: ignore[attr-defined]
-    return memo[1]
+        every = dict_documents(setups)
+        memo = project._dict_documents = (setups, every,  # type: ignore[attr-defined]
+                                          [d for d in every if getattr(d[0], "file_of", None) is None])
+    return memo[1] if overlays else memo[2]
 
 
 def _linked(ctx: SetupContext, files_only: bool = False):
@@ -224,7 +252,7 @@ def _linked(ctx: SetupContext, files_only: bool = False):
             yield setup, ctx.project.configs[path]
     if files_only:
         return
-    for doc, setups in linked_dict_documents(ctx.project, ctx.settings):
+    for doc, setups in linked_dict_documents(ctx.project, ctx.settings, overlays=True):
         for setup in {id(setup): setup for setup in setups}.values():
             yield setup, doc
 
@@ -272,7 +300,7 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
         yield Report(target,
                      f"ZeRO-3 with {why}: {consequence} ({file_label(setup.script_path, 20)}:{save.span.start.row}); "
                      "set it to true",
-                     path=doc.path, fix=fix,
+                     path=_file_of(doc, target), fix=fix,
                      related=[(setup.script_path, save.span, "saves 16-bit weights")])
     yield from _zero3_save_in_built_config(ctx)
 
@@ -330,7 +358,7 @@ def scheduler_overrides_hf_trainer(ctx: SetupContext) -> Iterator[Report]:
         flat = ", flat after warm-up" if isinstance(kind, str) and kind.lower() == "warmuplr" else ""
         yield Report(node.key_span or node.span,
                      f"this config's scheduler ({short(repr(kind), 20)}{flat}) overrides the HF Trainer's {asked}; "
-                     "remove the section to use the Trainer's", path=doc.path)
+                     "remove the section to use the Trainer's", path=_file_of(doc, node.key_span or node.span))
 
 
 @setup_rule("DSL615", "config-not-json-for-json-load", severity=Severity.ERROR)
@@ -366,7 +394,8 @@ def accumulation_in_lightning_config(ctx: SetupContext) -> Iterator[Report]:
             continue
         yield Report(node.pair_span or node.span,
                      "Lightning raises MisconfigurationException on gradient_accumulation_steps in the DeepSpeed "
-                     "config; remove it and use Trainer(accumulate_grad_batches=...)", path=doc.path)
+                     "config; remove it and use Trainer(accumulate_grad_batches=...)",
+                     path=_file_of(doc, node.pair_span or node.span))
 
 
 # -- HF Trainer: concrete config values that disagree with TrainingArguments -------------------------
@@ -530,7 +559,7 @@ def hf_args_config_mismatch(ctx: SetupContext) -> Iterator[Report]:
             budget = 158 - len(given) - len(tail) - len(" but TrainingArguments has ")
             yield Report(node.pair_span or node.span,
                          f"{given} but TrainingArguments has {short(shown, max(budget, 24))}{tail}",
-                         path=doc.path, fix=fix, related=related)
+                         path=_file_of(doc, node.pair_span or node.span), fix=fix, related=related)
 
 
 # -- the per-config rules on configs written as Python dicts -------------------------------------------
@@ -557,18 +586,44 @@ def _on_dict_configs(code: str):
         from .registry import RULES
 
         rule, seen = RULES[code], set()
-        for doc, setups in linked_dict_documents(ctx.project, ctx.settings):
+        for doc, setups in linked_dict_documents(ctx.project, ctx.settings, overlays=True):
             for report in rule.check(ConfigContext(doc=doc, settings=ctx.settings, project=ctx.project)):
                 if report.needs is not None and not _needed(report.needs, setups):
                     continue
                 span = report.target
-                key = (doc.path, span.start_offset, span.end_offset, report.message)
-                if key not in seen:
+                path = _file_of(doc, span)
+                key = (path, span.start_offset, span.end_offset, report.message)
+                if key not in seen and not _file_reports_it(ctx, rule, path, key):
                     seen.add(key)
-                    yield replace(report, path=doc.path, fix=None, needs=None)  # no JSON edit rewrites Python
+                    related = [(_file_of(doc, s, p), s, note) for p, s, note in report.related]
+                    yield replace(report, path=path, fix=None, needs=None, related=related)  # no JSON edit rewrites Python
 
     check.__name__ = f"{code.lower()}_on_dict_configs"
     return check
+
+
+def _file_of(doc, span, default: Optional[str] = None) -> str:
+    """The file a node's span of a linked config document is in: a config built in program order
+    (config_overlays.OverlayDoc) has keys in the script, in config files and in modules."""
+    file_of = getattr(doc, "file_of", None)
+    return file_of(span, default) if file_of is not None else default or doc.path
+
+
+def _file_reports_it(ctx: SetupContext, rule, path: str, key: tuple) -> bool:
+    """Does the config file `path`, checked on its own, already give this report (a value of the file that
+    a config built from it keeps)? Then the file's own check reports it."""
+    doc = ctx.project.configs.get(path)
+    if doc is None:
+        return False
+    from .context import ConfigContext
+
+    memo = ctx.project.__dict__.setdefault("_file_config_reports", {})
+    found = memo.get((rule.code, path))
+    if found is None:
+        found = memo[(rule.code, path)] = {
+            (path, r.target.start_offset, r.target.end_offset, r.message)
+            for r in rule.check(ConfigContext(doc=doc, settings=ctx.settings, project=ctx.project))}
+    return key in found
 
 
 def _register_dict_config_checks() -> None:

@@ -12,7 +12,7 @@ from ..facts.conditions import grad_disabled_at
 from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
-from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, is_library
+from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method, is_library
 from ..facts.objects import arguments_for
 from ..facts.values import constructor_fields, imported_constructor_fields
 from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,
@@ -58,10 +58,13 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST], where: 
     if any(isinstance(v, ast.Call) and "Iterable" in (dotted(v.func) or "").rsplit(".", 1)[-1]
            for v in model.values_of(dataset)):
         return True  # one of the values it may hold (`ds = IterableDatasetShard(ds)` in a branch)
-    expr = model.value_of(dataset)
-    if isinstance(expr, ast.Call):
+    for expr in _dataset_origins(model, dataset):
+        if not isinstance(expr, ast.Call):
+            continue
         name = facts.resolve(expr.func) or dotted(expr.func) or ""
         last = name.rsplit(".", 1)[-1]
+        if name.startswith("datasets.") and last == "split_dataset_by_node":
+            return True  # already this rank's shard (map-style too): a sampler would split it again
         if last in iterable_classes or "Iterable" in last or last in ("load_dataset",) and literal(_kw(expr, "streaming")):
             return True
         if name.startswith(("datasets.", "webdataset.", "torchdata.")) or "wds" in name:
@@ -69,15 +72,50 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST], where: 
     return False
 
 
+# Methods of an HF `datasets` dataset (map-style and iterable alike) that return a dataset made
+# from the receiver's rows: what the receiver is (a rank's shard, a stream), the result is.
+_DATASET_PRESERVING_METHODS = frozenset({
+    "map", "filter", "shuffle", "with_format", "select_columns", "remove_columns", "rename_column",
+    "rename_columns", "cast", "cast_column", "take", "skip", "batch", "with_transform",
+})
+
+
+def _dataset_origins(model: SemanticModel, dataset: ast.AST, hops: int = 6) -> Iterator[ast.expr]:
+    """The expression `dataset` evaluates to, then, through dataset-preserving method calls
+    (`split_dataset_by_node(...).map(f)`), the receivers it was made from."""
+    expr = model.value_of(dataset)
+    for _ in range(hops):
+        yield expr
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr in _DATASET_PRESERVING_METHODS):
+            return
+        expr = model.value_of(expr.func.value)
+
+
+# Iterable dataset classes by their last name: torch's (IterableDataset, ChainDataset), webdataset's
+# pipelines (DataPipeline, WebDataset: IterableDataset subclasses), torchdata's IterDataPipe.
+_ITERABLE_CLASS_NAMES = ("IterableDataset", "ChainDataset", "DataPipeline", "WebDataset", "IterDataPipe")
+
+
 def _under_iterable_check(dataset: ast.AST, where: Context) -> bool:
-    """The loader (at `where`) is built under `if isinstance(<dataset>, ...IterableDataset):`."""
+    """The loader (at `where`) is built under `if isinstance(<dataset>, ...IterableDataset):`, or
+    an `or` of tests one of which is (the dataset may be iterable there: say nothing)."""
     name = dotted(dataset)
     for guard, in_body in (where.guards if name else ()):
         test = guard.test
-        if in_body and isinstance(test, ast.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2 \
-                and dotted(test.args[0]) == name and "IterableDataset" in ast.unparse(test.args[1]):
+        alternatives = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or) else [test]
+        if in_body and any(_iterable_isinstance(t, name) for t in alternatives):
             return True
     return False
+
+
+def _iterable_isinstance(test: ast.expr, name: str) -> bool:
+    """`isinstance(<name>, C)` or `isinstance(<name>, (C, D))` with an iterable class among them."""
+    if not (isinstance(test, ast.Call) and dotted(test.func) == "isinstance" and len(test.args) == 2
+            and dotted(test.args[0]) == name):
+        return False
+    classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    return any((dotted(c) or "").rsplit(".", 1)[-1].endswith(_ITERABLE_CLASS_NAMES) for c in classes)
 
 
 _SYNTHETIC_WORDS = re.compile(r"random|synthetic|dummy|fake", re.IGNORECASE)
@@ -207,13 +245,15 @@ def _loader_factory_calls(ctx: PythonContext, why: str) -> Iterator[Report]:
     facts = ctx.facts
     iterated = {dotted(iterated_expression(node.iter)) for node, _ in facts.of_type(ast.For)}
     for site, name, index, callee in _factory_results(ctx):
-        if _EVAL_WORDS.search(name) or _EVAL_WORDS.search(getattr(site.ctx.function, "name", "")):
+        method = "()." in callee  # (`dm.val_dataloader()`: the method's name says what it is for)
+        if _EVAL_WORDS.search(name) or _EVAL_WORDS.search(getattr(site.ctx.function, "name", "")) \
+                or method and _EVAL_WORDS.search(site.attr):
             continue
         if name not in iterated and "loader" not in name.lower():
             continue
         positional = len(site.node.args)
         keywords = tuple(k.arg for k in site.node.keywords)
-        shown = callee.replace("[]", "[...]")
+        shown = dotted(site.node.func) or callee if method else callee.replace("[]", "[...]")
         what = f"{short(shown, 24)}() builds" if index is None else f"{short(shown, 20)}() builds `{short(name, 16)}` as"
         yield Report(site.node, f"{what} a DataLoader with no DistributedSampler, so every rank reads all the data; "
                      "pass it a DistributedSampler",
@@ -232,6 +272,7 @@ def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Opti
     imported = facts.imports.names.keys() | facts.imports.relative  # (names imported anywhere in the file)
     out = []
     model = None
+    methods, instances = [], set()  # `x.m(...)` calls; names (`dm`, `self.dm`) bound to an imported name's call
     for site in facts.calls:
         parent = site.ctx.parent
         if site.qualname == DATALOADER or not isinstance(parent, (ast.Assign, ast.AnnAssign)) \
@@ -242,19 +283,18 @@ def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Opti
         func = site.node.func.value if table else site.node.func
         root = root_name(func)
         if root is None or root.id not in imported:  # (cheap: most calls are not of an imported function)
+            if site.receiver and not table:
+                methods.append(site)  # `loader = dm.train_dataloader()`: maybe a method of an imported class
             continue
         if site.qualname and is_library(site.qualname):
             continue  # torch.zeros(...), os.path.join(...): not a project function
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-        if len(targets) != 1:
+        if len(targets) == 1 and isinstance(targets[0], ast.Attribute):
+            instances.add(dotted(targets[0]))
+        bound = _bound_names(parent)
+        if not bound:
             continue
-        target = targets[0]
-        if isinstance(target, ast.Name):
-            bound = [(target.id, None)]
-        elif isinstance(target, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in target.elts):
-            bound = [(e.id, i) for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
-        else:
-            continue
+        instances.update(name for name, index in bound if index is None)
         callee = dotted(func)
         if callee is None or facts.resolve(func) in (DATALOADER, DISTRIBUTED_SAMPLER):
             continue
@@ -268,7 +308,29 @@ def _build_factory_results(facts: ScriptFacts) -> list[tuple[CallSite, str, Opti
         if binding is None or binding.kind not in ("import", "from-import"):
             continue  # a function of this module: its own DataLoader is checked where it is built
         out.extend((site, name, index, callee) for name, index in bound)
+    for site in methods:  # a method of an imported project class, called on an instance of it
+        if site.receiver not in instances or _SYNTHETIC_WORDS.search(site.attr) or site.has_star_kwargs \
+                or any(isinstance(a, ast.Starred) for a in site.node.args):
+            continue
+        bound = _bound_names(site.ctx.parent)
+        model = model or semantic_model(facts)
+        callee = instance_method(model, site.node.func) if bound else None
+        if callee is not None:
+            out.extend((site, name, index, callee) for name, index in bound)
     return out
+
+
+def _bound_names(statement: ast.AST) -> Optional[list]:
+    """(name, unpack index or None) for each plain name one assignment target binds."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    if len(targets) != 1:
+        return None
+    target = targets[0]
+    if isinstance(target, ast.Name):
+        return [(target.id, None)]
+    if isinstance(target, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        return [(e.id, i) for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
+    return None
 
 
 @decider("plain-data-parallel-program")
@@ -307,7 +369,8 @@ def _decide_loader_factory(finding, project, params):
     if not sampler.startswith("param:"):
         return None
     param = sampler.split(":", 1)[1]
-    bound = param in params["keywords"] or (param in function.params and function.params.index(param) < params["positional"])
+    positional = function.params[1:] if symbol.klass is not None else function.params  # (a method's `self`)
+    bound = param in params["keywords"] or (param in positional and positional.index(param) < params["positional"])
     if bound or function.defaults.get(param, "required") is not None:
         return None
     return replace(finding, message=f"{short(params['callee'], 24)}(){at} gets no `{short(param, 12)}=` here, so "
@@ -376,10 +439,60 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         if epoch_loop is None:
             continue
         fix = set_epoch_fix(facts, epoch_loop, sampler)
+        passed = _handed_to_project_functions(facts, epoch_loop, loaders | {sampler} | {f"{n}.sampler" for n in loaders})
         yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch",
-                     fix=fix)
+                     fix=fix, needs=("set-epoch-in-callee", (("calls", passed),)) if passed else None)
     yield from _factory_loaders_in_epoch_loops(ctx)
+
+
+def _handed_to_project_functions(facts: ScriptFacts, epoch_loop: ast.AST, names: set) -> tuple:
+    """(callee, position, keyword) for each call, in the epoch loop, of an imported project function
+    that is handed one of `names` (the loader, its sampler): that function may set the epoch."""
+    found = []
+    for site in facts.calls:
+        if epoch_loop not in site.ctx.loops:
+            continue
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        relative = head in facts.imports.relative  # (relative imports are not in `names`)
+        if not relative and (head not in facts.imports.names or is_library(facts.imports.names[head])):
+            continue
+        callee = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+        for index, arg in enumerate(site.node.args):
+            if dotted(arg) in names:
+                found.append((callee, index, None))
+        for keyword in site.node.keywords:
+            if keyword.arg and dotted(keyword.value) in names:
+                found.append((callee, None, keyword.arg))
+    return tuple(found)
+
+
+@decider("set-epoch-in-callee")
+def _decide_set_epoch_in_callee(finding, project, params):
+    """Drop the finding when a project function the loop hands the loader (or sampler) to may set its epoch."""
+    return None if _callee_may_set_epoch(project, finding.path, params["calls"]) else finding
+
+
+def _callee_may_set_epoch(project, path: str, calls) -> bool:
+    """Does one of the project functions handed the loader or sampler ((callee, position, keyword),
+    see _handed_to_project_functions) call .set_epoch on that parameter, or on something dslint
+    cannot follow, or is it one dslint cannot read (unknown: say nothing)?"""
+    program = project.program
+    for callee, index, keyword in calls or ():
+        symbol = program.callee(path, callee)
+        function = symbol.function if symbol is not None else None
+        if function is None:  # (a function that calls set_epoch has a summary: this one may not be found)
+            if any(getattr(program.modules.get(m), "calls_set_epoch", True) for m in program.program_modules(path)):
+                return True
+            continue
+        if not function.calls_set_epoch:
+            continue
+        reached = getattr(function, "set_epoch_params", ())
+        positional = function.params[1:] if symbol.klass is not None else function.params
+        param = keyword or (positional[index] if index < len(positional) else None)
+        if not reached or param is None or param in reached:
+            return True
+    return False
 
 
 def set_epoch_fix(facts: ScriptFacts, epoch_loop: ast.AST, sampler: str):
@@ -403,9 +516,40 @@ def _factory_loaders_in_epoch_loops(ctx: PythonContext) -> Iterator[Report]:
         if epoch_loop is None:
             continue
         fix = set_epoch_fix(facts, epoch_loop, f"{name}.sampler")
+        passed = _handed_to_project_functions(facts, epoch_loop, {name, f"{name}.sampler"})
         yield Report(site.node, f"{short(name, 20)}.sampler.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch", fix=fix,
-                     needs=("factory-loader-shuffles", (("callee", callee), ("index", index))))
+                     needs=("factory-loader-shuffles", (("callee", callee), ("index", index), ("calls", passed))))
+    yield from _factory_calls_iterated_each_epoch(ctx)
+
+
+def _factory_calls_iterated_each_epoch(ctx: PythonContext) -> Iterator[Report]:
+    """`for batch in dm.train_dataloader():` (or `make_loader(ds)`) inside an epoch loop: each epoch
+    iterates the loader the project helper returns, and a new DistributedSampler starts at epoch 0
+    (a kept one is never told the epoch): DSL302 once linked, as for a bound loader."""
+    facts = ctx.facts
+    imported = facts.imports.names.keys() | facts.imports.relative
+    model = None
+    for node, where in facts.of_type(ast.For):
+        call = iterated_expression(node.iter)
+        root = root_name(call.func) if isinstance(call, ast.Call) and where.loops else None
+        if root is None or (root.id not in imported and not isinstance(call.func, ast.Attribute)):
+            continue  # (cheap: `range(n)`, a local function)
+        outer = where.loops[-1]
+        counter = epoch_counter(outer)
+        if not (isinstance(outer, ast.For) or counter) or _SYNTHETIC_WORDS.search(dotted(call.func) or ""):
+            continue
+        if counter and any(isinstance(n, ast.Name) and n.id == counter for a in (*call.args, *call.keywords)
+                           for n in ast.walk(a)):
+            continue  # `dm.train_dataloader(epoch)`: the helper may seed or set the epoch from it
+        model = model or semantic_model(facts)
+        returned = _project_call_result(model, call, methods=True)
+        if returned is None:
+            continue
+        yield Report(call, f"{short(dotted(call.func) or returned[0], 24)}()'s sampler.set_epoch(epoch) is never called, so "
+                     f"every epoch (loop on line {outer.lineno}) repeats the same shuffle; bind the loader before the "
+                     "loop and call loader.sampler.set_epoch(epoch) at the start of each epoch",
+                     needs=("factory-loader-shuffles", (("callee", returned[0]), ("index", None))))
 
 
 @decider("factory-loader-shuffles")
@@ -413,7 +557,7 @@ def _decide_factory_loader_shuffles(finding, project, params):
     """Keep the finding when the project function returns (that element as) a DataLoader with a
     shuffling DistributedSampler and its module never calls set_epoch."""
     found = _factory_loader(project, finding.path, params["callee"], params["index"])
-    if found is None or found[0] != "distributed-shuffle":
+    if found is None or found[0] != "distributed-shuffle" or _callee_may_set_epoch(project, finding.path, params.get("calls")):
         return None
     symbol, row = found[1], found[2]
     return replace(finding, message=finding.message.replace(
@@ -432,11 +576,13 @@ def _shuffling_loader(project, caller: str, argument) -> bool:
 def _factory_loader(project, path: str, callee: str, index: Optional[int]) -> Optional[tuple]:
     """(sampler source, Symbol, row) of the DataLoader that `callee` (a project function imported by
     `path`) returns, or element `index` of the tuple it returns; None when unknown, or when the
-    function's module calls set_epoch somewhere (it may keep the sampler's epoch itself)."""
+    function's module calls set_epoch somewhere (it may keep the sampler's epoch itself); for a
+    method, also the module of the instance's class (a subclass of the one that defines it)."""
     returned = _factory_returns(project, path, callee, index)
     if returned is None:
         return None
-    for symbol in returned[3]:
+    klass = project.program.symbol(path, callee.partition("().")[0]) if "()." in callee else None
+    for symbol in [*returned[3], *([klass] if klass is not None else [])]:
         exports = project.modules.get(symbol.path)
         if exports is None or exports.calls_set_epoch:
             return None
@@ -451,8 +597,8 @@ def _factory_returns(project, path: str, callee: str, index: Optional[int]) -> O
     if callee.endswith("[]"):
         symbols = program.table_functions(path, callee[:-2]) or []
     else:
-        symbol = program.symbol(path, callee)
-        symbols = [symbol] if symbol is not None and symbol.function is not None else []
+        symbol = program.callee(path, callee)
+        symbols = [symbol] if symbol is not None else []
     found = [s.function.loader_returned(index) for s in symbols]
     if not found or any(f is None for f in found) or len({(f[0], bool(_EVAL_WORDS.search(f[2]))) for f in found}) != 1:
         return None
@@ -837,7 +983,7 @@ def _decide_imported_dataclass_field(finding, project, params):
     `__post_init__` of its own."""
     symbol = project.program.symbol(finding.path, params["klass"])
     klass = symbol.klass if symbol is not None else None
-    if klass is None or not klass.is_dataclass or {"__init__", "__post_init__"} & set(klass.methods):
+    if klass is None or not klass.is_dataclass or {"__init__", "__post_init__"} & {*klass.methods, *klass.dropped_methods}:
         return None
     return finding
 
@@ -1040,9 +1186,27 @@ def ddp_inside_deepspeed(ctx: PythonContext) -> Iterator[Report]:
     for arg, what, framework in targets:
         wrapper = _wrapper_call(model, arg)
         if wrapper is None:
+            returned = _project_call_result(model, arg, methods=True) if arg is not None else None
+            if returned is not None and returned[1] is None:
+                yield Report(arg, f"{short(returned[0], 24)}() returns a model already wrapped, and {what} wraps it "
+                             "again, so gradients are reduced twice; return the plain model",
+                             needs=("returned-model-is-wrapped", (("callee", returned[0]),)))
             continue
         yield Report(arg, f"the model given to {what} is already wrapped in {_WRAPPERS[model.resolve(wrapper.func)]} "
                      f"(line {wrapper.lineno}), so gradients are reduced twice; pass the plain model")
+
+
+@decider("returned-model-is-wrapped")
+def _decide_returned_wrapped_model(finding, project, params):
+    """Keep the finding when every return of the project function gives a DDP/FSDP wrapper."""
+    symbol = project.program.callee(finding.path, params["callee"])
+    returned = symbol.function.returns_wrapper if symbol is not None else None
+    if returned is None:
+        return None
+    kind = "DistributedDataParallel" if returned[0] == "DDP" else "FullyShardedDataParallel"
+    return replace(finding, message=finding.message.replace(
+        "() returns a model already wrapped,",
+        f"() ({file_label(symbol.path, 24)}:{returned[1]}) returns a model already wrapped in {kind},", 1))
 
 
 # -- DSL307 ----------------------------------------------------------------------------------
@@ -1240,10 +1404,14 @@ def distributed_sampler_with_accelerate(ctx: PythonContext) -> Iterator[Report]:
                          f"{site.node.lineno}) shards it again (1/N² of the data per rank); use shuffle=True instead")
 
 
-def _project_call_result(model: SemanticModel, expr: ast.expr) -> Optional[tuple]:
+def _project_call_result(model: SemanticModel, expr: ast.expr, methods: bool = False) -> Optional[tuple]:
     """(callee, unpack index or None) when `expr` holds what an imported function returns
-    (`make_loader()`, `train, val = get_loaders()`); the project phase reads its summary."""
+    (`make_loader()`, `train, val = get_loaders()`); the project phase reads its summary. With
+    `methods`, also a method of an imported class called on an instance (`Cls().method`), and
+    `self.x` followed to its assignment."""
     index = None
+    if methods and isinstance(expr, ast.Attribute):
+        expr = model.value_of(expr)
     if isinstance(expr, ast.Name):
         binding = model.binding_of(expr)
         if binding is not None and binding.kind == "assignment" and isinstance(binding.value, ast.Call) \
@@ -1253,6 +1421,9 @@ def _project_call_result(model: SemanticModel, expr: ast.expr) -> Optional[tuple
             expr = model.value_of(expr)
     if not isinstance(expr, ast.Call):
         return None
+    method = instance_method(model, expr.func) if methods else None
+    if method is not None:
+        return method, index
     root = root_name(expr.func)
     binding = model.binding_of(root) if root is not None else None
     callee = dotted(expr.func)

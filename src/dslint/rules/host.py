@@ -14,14 +14,16 @@ import ast
 from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
+from ..facts.keyword_splats import CallKeywords, call_keywords, module_constant, resolved
 from ..facts.link import TrainingSetup, link_setups, node_cores
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability
-from ..facts.values import constant, option_on_command_line
+from ..facts.program import norm_path
+from ..facts.values import UNKNOWN, constant, option_on_command_line
 from ..sources.launch.launchers import LAUNCHERS, OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION
 from .context import PythonContext, SetupContext
 from .config_schema import effective
-from .registry import Report, program_check, python_rule, setup_rule, file_label, short
+from .registry import Report, decider, program_check, python_rule, setup_rule, file_label, short
 
 
 def cpu_optimizer_work(setup: TrainingSetup, settings) -> Optional[str]:
@@ -215,12 +217,18 @@ def offload_without_pinned_memory(ctx: PythonContext) -> Iterator[Report]:
         yield Report(strategy, f"strategy={short(repr(string.value), 30)} offloads without pinned memory, so offload "
                      "copies are slow; use DeepSpeedStrategy(..., pin_memory=True)", fix=fix)
     for site in _resolved_calls(ctx.facts, model, _STRATEGY_CLASSES):
-        if not _offloads_unpinned(model, site.node):
+        unpinned, needs = _offloads_unpinned(model, site.node), None
+        if not unpinned and not site.node.args and any(kw.arg is None for kw in site.node.keywords):
+            # `DeepSpeedStrategy(**STRATEGY_KW)`: the dict's keys are keywords (one of another module: decided later)
+            splats = call_keywords(model, site.node, module_constant(model), UNKNOWN, ctx.facts.lines.span_of_node)
+            unpinned = splats.pending or _splats_unpinned(splats)
+            needs = ("strategy-splats-unpinned", (("splats", splats),)) if splats.pending else None
+        if not unpinned:
             continue
         fix = make_fix("add-keyword", "add pin_memory=True", Applicability.UNSAFE,
                        row=site.node.lineno, column=site.node.col_offset + 1, keyword="pin_memory", value="True")
         yield Report(site.node, "DeepSpeedStrategy offloads with pin_memory=False (its default), so offload copies "
-                     "are slow; add pin_memory=True unless host RAM is tight", fix=fix)
+                     "are slow; add pin_memory=True unless host RAM is tight", fix=fix, needs=needs)
 
 
 def _resolved_calls(facts, model, qualnames: tuple) -> Iterator:
@@ -241,6 +249,19 @@ def _offloads_unpinned(model, call: ast.Call) -> bool:
     if None in keywords or call.args or "config" in keywords or "pin_memory" in keywords:
         return False
     return any(constant(model, keywords.get(k)) is True for k in ("offload_optimizer", "offload_parameters"))
+
+
+def _splats_unpinned(splats: CallKeywords) -> bool:
+    """The keywords (with their `**` dicts) offload and set neither pin_memory nor config, and no key is unseen."""
+    values, _, is_open = splats.merged()
+    return not is_open and "config" not in values and "pin_memory" not in values and \
+        any(values.get(k) is True for k in ("offload_optimizer", "offload_parameters"))
+
+
+@decider("strategy-splats-unpinned")
+def _decide_splats_unpinned(finding, project, params):
+    """`DeepSpeedStrategy(**STRATEGY_KW)` with `from conf import STRATEGY_KW`: keep it when that dict offloads."""
+    return finding if _splats_unpinned(resolved(project.program, norm_path(finding.path), params["splats"])) else None
 
 
 @program_check("DSL203")

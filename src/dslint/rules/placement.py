@@ -22,7 +22,8 @@ from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
-                            env_writes, instance_field, imported_name, is_rank_expression, traced_constant)
+                            env_writes, instance_field, imported_name, is_rank_expression, picked_by_rank,
+                            traced_constant)
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Location, Severity, Span
 from ..sources.names import dotted
@@ -44,12 +45,15 @@ def _cvd_set_per_rank(ctx: PythonContext) -> bool:
 
 def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
     """Inside `x if single_process else y`, under an `if` about rank/world size/distributed, in a
-    one-GPU Ray actor, or run by rank 0 alone (whose GPU is cuda:0 on the first node)."""
+    one-GPU Ray actor, run by rank 0 alone (whose GPU is cuda:0 on the first node), or in one entry
+    of a table indexed by the rank."""
     where = ctx.facts.context_of(node)
     if where is None:
         return False
     if isinstance(where.parent, ast.IfExp) or in_one_gpu_actor(ctx.facts, where) or only_rank_zero(ctx.facts, node):
         return True
+    if picked_by_rank(semantic_model(ctx.facts), node):
+        return True  # `{0: "cuda:0", 1: "cuda:1"}[rank]`: each rank its own entry
     for guard, _ in where.guards:
         text = ast.unparse(guard.test).lower()
         if mentions_rank(ctx.facts, guard.test) or any(w in text for w in ("world", "distributed", "ddp", "n_gpu", "num_gpus", "single")):
@@ -97,12 +101,14 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
     def config_read(arg, integers: bool, anchor, what: str):
         """A device read from an OmegaConf/Hydra YAML (`cfg.device`): the project phase reads the leaf
         (`_decide_config_device`)."""
-        read = config_object_read(model, arg)
+        followed = model.value_of(arg) if isinstance(arg, ast.Name) else arg
+        inner = _device_of_one_argument(model, followed)  # torch.device(cfg.device): the leaf it names
+        read = config_object_read(model, inner if inner is not None else arg)
         if read is None:
             return None
-        followed = model.value_of(arg) if isinstance(arg, ast.Name) else arg
         if followed is not arg and _conditional(ctx, _statement(model, followed)):
             return None
+        followed = inner if inner is not None else followed
         key = ("config", read)
         if key in origins:
             return None
@@ -133,6 +139,17 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
                 yield Report(ids, f"device_ids={short(value, 16)}{_origin(ctx, traced)} puts every rank's replica on "
                              "the same GPU; use device_ids=[local_rank]",
                              needs=("fixed-device-everywhere", (("options", traced.options),)))
+    for site in facts.calls_to(*FSDP, INIT_PG):
+        arg = site.keyword("device_id")  # an int or a torch.device: both name the rank's GPU
+        found = fixed(site, arg, True) if arg is not None else None
+        if found:
+            device, origin, needs = found
+            yield Report(arg, f"device_id={short(ast.unparse(arg), 24)}{origin} is GPU {short(device.split(':')[1], 12)} "
+                         "on every rank; use the local rank: device_id=local_rank", needs=needs)
+        elif arg is not None:
+            candidate = imported(site, arg, True, arg, "device")
+            if candidate:
+                yield candidate
     for site in facts.method_calls("cuda"):
         if site.node.args and isinstance(literal(site.node.args[0]), int) and not _conditional(ctx, site.node):
             yield Report(site.node, f".cuda({literal(site.node.args[0])}) places every rank's tensors on one GPU; "
@@ -169,6 +186,14 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             candidate = imported(site, arg, site.attr == "to", arg, "device")
             if candidate:
                 yield candidate
+
+
+def _device_of_one_argument(model, expr: Optional[ast.AST]) -> Optional[ast.AST]:
+    """X of `torch.device(X)` (one positional argument, which names the whole device), else None."""
+    if isinstance(expr, ast.Call) and len(expr.args) == 1 and not expr.keywords and \
+            not isinstance(expr.args[0], ast.Starred) and (model.resolve(expr.func) or "") == "torch.device":
+        return expr.args[0]
+    return None
 
 
 def _traced_device(ctx: PythonContext, model, expr: Optional[ast.AST], integers: bool):
@@ -549,6 +574,10 @@ def _device_index_uses(facts: ScriptFacts) -> Iterator[tuple[ast.AST, CallSite, 
         ids = site.keyword("device_ids")
         if isinstance(ids, (ast.List, ast.Tuple)) and len(ids.elts) == 1:
             yield ids.elts[0], site, "device_ids"
+    for site in facts.calls_to(*FSDP, INIT_PG):
+        device_id = site.keyword("device_id")  # an int index, or a torch.device (its index is found below)
+        if device_id is not None:
+            yield device_id, site, "device_id"
     for site in facts.calls_to("torch.device"):
         if len(site.node.args) == 2 and literal(site.node.args[0]) == "cuda":
             yield site.node.args[1], site, "torch.device"
@@ -594,7 +623,7 @@ def _backend_is_nccl(facts: ScriptFacts, site: CallSite) -> Optional[bool]:
 
 
 def _binds_device(facts: ScriptFacts) -> bool:
-    if any(selects_device(site) for site in facts.calls):
+    if any(selects_device(site, facts) for site in facts.calls):
         return True
     return bool(env_writes(semantic_model(facts), CVD))  # each process then sees only its own GPU
 
@@ -749,6 +778,8 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
         if key is not None:
             later += [p for p in points if p.kind in _SELECTS_LATER]
         for node, why, where in _touches_in(facts, function, by_function):
+            if in_one_gpu_actor(facts, where):
+                continue  # Ray shows the actor only its own GPUs: cuda:0 is one of them
             before = [p for p in points if _before(p.site.node, node) and not exclusive(p.site.ctx, where)]
             if any(p.kind != "imported" for p in before):
                 continue  # the GPU is already chosen
@@ -759,7 +790,10 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
                 seen.add(id(node))
                 yield report
     later.sort(key=lambda p: (p.site.node.lineno, p.site.node.col_offset))
+    at_load = [p for p in selections.get(None, ()) if p.kind != "imported"]
     for site, why in _import_time_touches(facts) if later else ():
+        if any(_before(p.site.node, site.node) and not exclusive(p.site.ctx, site.ctx) for p in at_load):
+            continue  # a module-level call selected the GPU before this runs
         report = _touch_report(site.node, why, [], later, own)
         if report is not None and id(site.node) not in seen:
             seen.add(id(site.node))

@@ -58,6 +58,8 @@ class JsonDoc:
     # Accelerate and Lightning (json.load readers) will say.
     strict_error: Optional[tuple[str, int, int]] = None
     duplicate_keys: list[tuple[tuple, Span]] = field(default_factory=list)
+    # DeepSpeed's marker keys but evidence of another kind of file: a config only where linked as one
+    doubtful: bool = False
 
     def node(self, path: tuple[PathKey, ...]) -> Optional[JsonNode]:
         node = self.root
@@ -222,15 +224,26 @@ def _string_value(ts_node, text: str, to_char) -> str:
 
 def looks_like_deepspeed_config(path: str, value: Any) -> bool:
     """Is this parsed JSON a DeepSpeed config? (Other JSON files are not dslint's business.)"""
+    return deepspeed_config_kind(path, value) == "config"
+
+
+def deepspeed_config_kind(path: str, value: Any) -> Optional[str]:
+    """"config" for a DeepSpeed config by its keys; "doubtful" for one with DeepSpeed's marker keys
+    and evidence of another kind of file (not_deepspeed.py: a DeepSpeed config only where a setup
+    links it as one); None for any other JSON."""
     if not isinstance(value, dict):
-        return False
+        return None
     keys = set(value)
     if sum(1 for key in keys if isinstance(key, str) and "-" in key) >= 2:
         # DeepSpeed's keys never contain '-': this is another tool's config that embeds DeepSpeed
         # settings among its own (GPT-NeoX's "pipe-parallel-size", ...) and translates them.
-        return False
+        return None
     strong = len(keys & _STRONG_MARKERS)
     markers = len(keys & DEEPSPEED_MARKER_KEYS)
     name = PurePath(path).name.lower()
     ds_name = any(word in name for word in ("ds_", "deepspeed", "zero", "ds-", "dsconfig"))
-    return strong >= 2 or (strong >= 1 and markers >= 2) or (ds_name and markers >= 1)
+    if not (strong >= 2 or (strong >= 1 and markers >= 2) or (ds_name and markers >= 1)):
+        return None
+    from .not_deepspeed import is_doubtful
+
+    return "doubtful" if is_doubtful(value) else "config"

@@ -13,6 +13,8 @@ from .model import (
     AccelerateFacts,
     DeepSpeedFacts,
     LaunchCommand,
+    UNKNOWN_OPTIONS,
+    LaunchOption,
     Launcher,
     MpirunFacts,
     SbatchDirectives,
@@ -30,8 +32,26 @@ def _int(value: Optional[str]) -> Optional[int]:
 
 
 def _option_value(launcher: Launcher, key: str) -> tuple[bool, Optional[str]]:
+    """(given, value): given with an unknown value where words dslint cannot read may set it."""
+    if launcher.may_reset(key):
+        return True, None
     option = launcher.options.get(key)
     return (option is not None, option.value if option else None)
+
+
+def _given(launcher: Launcher, key: str) -> Optional[LaunchOption]:
+    """The option as the launcher ends up with it; one of unknown value where words dslint cannot read
+    (`$DIST_ARGS`) come after the last one given, or where none is given."""
+    if not launcher.may_reset(key):
+        return launcher.options.get(key)
+    unread = [o for o in launcher.option_list if o.key == UNKNOWN_OPTIONS][-1]
+    return LaunchOption(unread.name, key, None, unread.name, False, unread.span, unread.span, unread.span,
+                        known=False)
+
+
+def _unread_reason(launcher: Launcher, key: str) -> str:
+    unread = [o.name for o in launcher.option_list if o.key == UNKNOWN_OPTIONS]
+    return f"{launcher.word} --{key} may be set by {unread[-1]}, which dslint cannot read"
 
 
 def derive_facts(command: LaunchCommand, sbatch: SbatchDirectives) -> None:
@@ -144,8 +164,10 @@ def _set_nproc_from_text(command: LaunchCommand, value: Optional[str], present: 
 
 
 def _derive_torchrun(command: LaunchCommand, launcher: Launcher) -> None:
-    option = launcher.options.get("nproc_per_node")
-    if option is not None:
+    option = _given(launcher, "nproc_per_node")
+    if option is not None and option.key == "nproc_per_node" and launcher.may_reset("nproc_per_node"):
+        command.reasons["nproc_per_node"] = _unread_reason(launcher, "nproc_per_node")
+    elif option is not None:
         _set_nproc_from_text(command, option.value, True, option.raw_value, option.name)
     else:
         # `env` action: PET_NPROC_PER_NODE, else the default "1" (run.py get_args_parser).
@@ -154,12 +176,15 @@ def _derive_torchrun(command: LaunchCommand, launcher: Launcher) -> None:
             _set_nproc_from_text(command, pet.value, True, pet.value, "PET_NPROC_PER_NODE")
         else:
             command.nproc_per_node = 1
-    option = launcher.options.get("nnodes")
+    option = _given(launcher, "nnodes")
     text = option.value if option is not None else "1:1"  # run.py default="1:1"
     if option is None and "PET_NNODES" in command.env:
         text = command.env["PET_NNODES"].value
-    _set_nnodes(command, text, option.raw_value if option is not None else None)
-    port = launcher.options.get("master_port")
+    if launcher.may_reset("nnodes"):
+        command.reasons["nnodes"] = _unread_reason(launcher, "nnodes")
+    else:
+        _set_nnodes(command, text, option.raw_value if option is not None else None)
+    port = _given(launcher, "master_port")
     command.master_port = _int(port.value) if port and not port.from_default else None
     if command.nproc_per_node is not None and command.nnodes is not None:
         command.world_size = command.nproc_per_node * command.nnodes
@@ -191,10 +216,10 @@ _DEEPSPEED_RESOURCES = ("hostfile", "include", "exclude", "num_gpus", "num_nodes
 def _derive_deepspeed(command: LaunchCommand, launcher: Launcher) -> None:
     command.bind_cores_to_rank = "bind_cores_to_rank" in launcher.options
     command.bind_core_list = _option_value(launcher, "bind_core_list")[1]
-    port = launcher.options.get("master_port")
+    port = _given(launcher, "master_port")
     command.master_port = _int(port.value) if port and not port.from_default else None
-    facts = DeepSpeedFacts({key: launcher.options[key].value for key in _DEEPSPEED_RESOURCES
-                            if key in launcher.options})
+    facts = DeepSpeedFacts({key: _option_value(launcher, key)[1] for key in _DEEPSPEED_RESOURCES
+                            if _option_value(launcher, key)[0]})
     visible = command.env.get("CUDA_VISIBLE_DEVICES")
     if visible is not None and visible.value and visible.source in ("inline", "export"):
         facts.visible_devices = visible.value
@@ -368,7 +393,7 @@ def _derive_accelerate(command: LaunchCommand, launcher: Launcher) -> None:
     facts.use_deepspeed = "use_deepspeed" in launcher.options
     facts.deepspeed_config_file = _option_value(launcher, "deepspeed_config_file")[1]
     command.accelerate = facts
-    port = launcher.options.get("main_process_port")
+    port = _given(launcher, "main_process_port")
     command.master_port = _int(port.value) if port and not port.from_default else None
     # --num_processes is the total over all machines; utils/launch.py prepare_multi_gpu_env
     # gives torchrun nproc_per_node = num_processes // num_machines.
@@ -394,7 +419,7 @@ def _derive_fabric(command: LaunchCommand, launcher: Launcher) -> None:
         command.reasons["nproc_per_node"] = f"fabric run --devices {devices}: not known statically"
     present, nodes = _option_value(launcher, "num_nodes")
     command.nnodes = _int(nodes) if present else 1
-    port = launcher.options.get("main_port")
+    port = _given(launcher, "main_port")
     command.master_port = _int(port.value) if port and not port.from_default else None
     if command.nproc_per_node is not None and command.nnodes is not None:
         command.world_size = command.nproc_per_node * command.nnodes

@@ -5,8 +5,9 @@ bash/sh/shell/console/zsh (or untagged, when a line starts with a launcher word)
 shell script in place: `shell_view` keeps the Markdown text's length and rows, blanking every
 character outside the command lines (and a `$ ` prompt), so every position a launch line gets is
 its position in the .md file. In a block where some lines carry a prompt, only those (and their
-`\\` continuation lines) are commands; the rest is the output shown. Markdown is never rewritten:
-findings here carry no fix.
+`\\` continuation lines) are commands; the rest is the output shown. A CommonMark indented code block
+(lines indented four columns, after a blank line, outside a list) is read like an untagged fenced
+block when its first line is a launch line. Markdown is never rewritten: findings here carry no fix.
 """
 from __future__ import annotations
 
@@ -48,7 +49,13 @@ def shell_view(text: str) -> tuple[str, list[tuple[int, int]]]:
     while row < len(lines):
         fence = _FENCE.match(lines[row])
         if fence is None:
-            row += 1
+            end = _indented_block_end(lines, row)
+            if end is not None and _LAUNCH_WORD.match(_without_prompt(lines[row]).strip()):
+                body = range(row, end)
+                for r in _command_rows(lines, body):
+                    kept[r] = _without_prompt(lines[r])
+                blocks.append((starts[row], starts[end - 1] + len(lines[end - 1])))
+            row = end if end is not None else row + 1
             continue
         marker, tag = fence.group(2), fence.group(3).lower().strip("{}.")
         end = row + 1
@@ -65,8 +72,8 @@ def shell_view(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 
 def has_launch_block(text: str) -> bool:
-    """Cheap test first: a launcher word somewhere, then a fenced block holding a launch line."""
-    if "```" not in text and "~~~" not in text:
+    """Cheap test first: a launcher word somewhere, then a code block holding a launch line."""
+    if "```" not in text and "~~~" not in text and "\n    " not in text and "\n\t" not in text:
         return False
     if _LAUNCHER_WORDS.search(text) is None:
         return False
@@ -92,6 +99,44 @@ def _line_starts(lines: list[str]) -> list[int]:
         starts.append(offset)
         offset += len(line) + 1
     return starts
+
+
+_ATX_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _indent(line: str) -> int:
+    """The columns of leading white space (a tab runs to the next multiple of four)."""
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _indented_block_end(lines: list[str], row: int) -> Optional[int]:
+    """Where an indented code block starting at `row` ends (exclusive, trailing blank lines left
+    out), or None when `row` starts none. CommonMark: such a block cannot interrupt a paragraph, so
+    a blank line (or the start of the file) comes before it; after a list item the indented text is
+    the item's continuation, not code, so a block whose previous text is a list item or indented
+    is left alone. (A heading may come right before it: it is no paragraph.)"""
+    line = lines[row]
+    if not line.strip() or _indent(line) < 4 or (row > 0 and lines[row - 1].strip()
+                                                  and not _ATX_HEADING.match(lines[row - 1])):
+        return None
+    previous = next((lines[r] for r in range(row - 1, -1, -1) if lines[r].strip()), None)
+    if previous is not None and (_LIST_ITEM.match(previous) or _indent(previous) > 0):
+        return None
+    end = row + 1
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) >= 4):
+        end += 1
+    while not lines[end - 1].strip():
+        end -= 1
+    return end
 
 
 def _closes(line: str, marker: str) -> bool:

@@ -27,6 +27,12 @@ class ShellArg:
     # A `cd` target relative to the launch file's own folder (`cd "$(dirname "$0")"/..`), not to the
     # folder the caller ran it from.
     script_relative: bool = False
+    # An unquoted expansion dslint cannot read (`$EXTRA_ARGS`): bash splits it into zero, one or
+    # more words, so in a launcher's option area it may hold options (see UNKNOWN_OPTIONS).
+    split_unknown: bool = False
+    # An unquoted expansion that is empty as written only through a `${X:-}` default: no word
+    # when the script runs as written, though its caller may fill it (value None).
+    empty_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,11 @@ class LaunchOption:
     from_default: bool = False  # the value comes from a `${X:-default}` (see ShellArg)
 
 
+# The key of a LaunchOption that stands for words dslint cannot read in a launcher's option area
+# (`srun -N 2 $SRUN_ARGS python train.py`): they may hold any of the launcher's options.
+UNKNOWN_OPTIONS = "*"
+
+
 @dataclass
 class Launcher:
     kind: str  # one of LAUNCHER_KINDS
@@ -58,6 +69,21 @@ class Launcher:
     span: Span  # the launcher word(s)
     options: dict[str, LaunchOption] = field(default_factory=dict)  # by key; the last one wins
     option_list: list[LaunchOption] = field(default_factory=list)  # every occurrence, in order
+
+    @property
+    def may_have_more_options(self) -> bool:
+        """Words dslint cannot read stand among its options (they may set any of them)."""
+        return UNKNOWN_OPTIONS in self.options
+
+    def may_reset(self, key: str) -> bool:
+        """Whether words dslint cannot read, after the last `key` given (or with none given), may set `key`."""
+        last_unknown = last_given = -1
+        for k, option in enumerate(self.option_list):
+            if option.key == UNKNOWN_OPTIONS:
+                last_unknown = k
+            elif option.key == key:
+                last_given = k
+        return last_unknown > last_given
 
 
 @dataclass(frozen=True)
@@ -67,6 +93,10 @@ class EnvValue:
     source: str  # "inline" | "export" | "assign"
     span: Span  # the whole NAME=value word (or `export NAME` word)
     from_default: bool = False  # the value comes from a `${X:-default}` (see ShellArg)
+    # Where value is None only for `$PWD` / `$(pwd)` and parts the file does not show: the value with
+    # those as `.` (the folder the line runs in) and the unknown parts as `$` (`$PWD/src:$` for
+    # `PYTHONPATH=$PWD/src:$PYTHONPATH`), so that a path list still gives its readable entries.
+    in_launch_dir: Optional[str] = None
 
 
 @dataclass(frozen=True)

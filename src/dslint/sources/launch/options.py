@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from dslint.model import Span
 
-from .model import LaunchOption, ShellArg
+from .model import UNKNOWN_OPTIONS, LaunchOption, ShellArg
 
 
 def join_spans(first: Span, last: Span) -> Span:
@@ -53,6 +53,32 @@ def _text(arg: ShellArg) -> str:
     return arg.value if arg.value is not None else arg.raw
 
 
+def unread_words(args: list[ShellArg], i: int, is_program: Optional[Callable[[ShellArg], bool]],
+                 rest: Optional[Callable[[int], tuple[list[LaunchOption], int]]] = None
+                 ) -> Optional[tuple[list[LaunchOption], int]]:
+    """At args[i], expansions dslint cannot read that stand among a launcher's options (`srun -N 2
+    $SRUN_ARGS python ...`): bash splits them into words the launcher reads as options. They are
+    options when the program follows them, or follows options of the launcher's table after them
+    (`rest(j)` parses those); else they may be the program itself (None). Returns a marker option (key
+    UNKNOWN_OPTIONS) for each, the options after them, and the index after those. An expansion that is
+    empty as written (`${X:-}`) is no word at all."""
+    j = i
+    while j < len(args) and args[j].value is None and (args[j].split_unknown or args[j].empty_default):
+        j += 1
+    if j == i:
+        return None
+    marks = [LaunchOption(a.raw, UNKNOWN_OPTIONS, None, None, True, a.span, a.span, None, known=False)
+             for a in args[i:j] if not a.empty_default]
+    if not marks or (is_program is not None and j < len(args) and is_program(args[j])):
+        return marks, j
+    if is_program is None or rest is None or j >= len(args) or not _text(args[j]).startswith("-"):
+        return None
+    after, k = rest(j)
+    if k < len(args) and is_program(args[k]) and all(o.known or o.key == UNKNOWN_OPTIONS for o in after):
+        return marks + after, k
+    return None
+
+
 def _looks_like_negative_number(text: str) -> bool:
     try:
         float(text)
@@ -62,14 +88,22 @@ def _looks_like_negative_number(text: str) -> bool:
 
 
 def parse_argparse(args: list[ShellArg], i: int, table: dict[str, tuple[str, int]], allow_abbrev: bool,
-                   normalise: Optional[Callable[[str], str]] = None) -> tuple[list[LaunchOption], int]:
+                   normalise: Optional[Callable[[str], str]] = None,
+                   is_program: Optional[Callable[[ShellArg], bool]] = None) -> tuple[list[LaunchOption], int]:
     """argparse with a positional script and REMAINDER after it: options until the first
-    positional; `--x=v`, `--x v`, `-xV`, unique prefixes when allow_abbrev (argparse's default)."""
+    positional; `--x=v`, `--x v`, `-xV`, unique prefixes when allow_abbrev (argparse's default).
+    is_program: words dslint cannot read before a word it tells are options (see unread_words)."""
     options: list[LaunchOption] = []
     long_names = [name for name in table if name.startswith("--")]
     n = len(args)
     while i < n:
         arg = args[i]
+        unread = unread_words(args, i, is_program,
+                              lambda j: parse_argparse(args, j, table, allow_abbrev, normalise, is_program))
+        if unread is not None:
+            options.extend(unread[0])
+            i = unread[1]
+            continue
         text = _text(arg)
         if text == "--":
             return options, i + 1
@@ -126,14 +160,20 @@ def _take_long_option(args: list[ShellArg], i: int, name: str, key: str, eq: str
     return i + 2
 
 
-def parse_getopt(args: list[ShellArg], i: int, long_table: dict[str, int], short_table: dict[str, int]
-                 ) -> tuple[list[LaunchOption], int]:
+def parse_getopt(args: list[ShellArg], i: int, long_table: dict[str, int], short_table: dict[str, int],
+                 is_program: Optional[Callable[[ShellArg], bool]] = None) -> tuple[list[LaunchOption], int]:
     """getopt_long with a '+' option string (Slurm): options until the first non-option.
     has_arg 0: flag; 1: value attached or next word; 2: value only when attached."""
     options: list[LaunchOption] = []
     n = len(args)
     while i < n:
         arg = args[i]
+        unread = unread_words(args, i, is_program,
+                              lambda j: parse_getopt(args, j, long_table, short_table, is_program))
+        if unread is not None:
+            options.extend(unread[0])
+            i = unread[1]
+            continue
         text = _text(arg)
         if text == "--":
             return options, i + 1
@@ -189,6 +229,11 @@ def parse_mpirun(args: list[ShellArg], i: int, table: dict[str, int], canonical:
     program_at = next((k for k in range(i, n) if is_program(args[k])), None)
     while i < n:
         arg = args[i]
+        unread = unread_words(args, i, is_program)
+        if unread is not None:
+            options.extend(unread[0])
+            i = unread[1]
+            continue
         text = _text(arg)
         if text == "--":
             return options, i + 1

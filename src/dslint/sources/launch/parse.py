@@ -34,7 +34,7 @@ from .model import (
     SbatchDirectives,
     ShellArg,
 )
-from .options import join_spans, parse_argparse, parse_getopt, parse_mpirun
+from .options import join_spans, parse_argparse, parse_getopt, parse_mpirun, unread_words
 from .bash import Branches, Clobber, Function, Loop, Script, Simple, Subshell, arith_value, parse_shell
 from .lexer import ARITH, CMD, LIT, MAKEVAR, PARAM, SPECIAL, VAR, Operator, Word, lex
 from .markdown import shell_view
@@ -129,6 +129,7 @@ class _State:
     # `$1`.. `$@` `$#`: the words of the function call being walked (or of a `set --`), as the call
     # resolved them; None where they are unknown (the script's own arguments).
     positional: Optional["_Positional"] = None
+    pwd_as_dot: bool = False  # (while computing EnvValue.in_launch_dir) `$PWD` and `$(pwd)` read as `.`
 
     def set_shell_var(self, name: str, value: str, from_default: bool = False) -> None:
         if self.blocks and name not in self.blocks[-1]:
@@ -603,6 +604,8 @@ def _gres_gpu_count(value: Optional[str]) -> Optional[int]:
 def _lookup(part, state: _State, make_mode: bool) -> str:
     if part.kind == LIT:
         return part.text
+    if state.pwd_as_dot and _names_pwd(part) and "PWD" not in state.shell_vars:
+        return "."
     if part.kind == VAR:
         if part.text in state.defaulted:
             state.used_default = True
@@ -616,12 +619,11 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
             state.used_default = state.used_default or part.text in state.defaulted
             return value
         # `${X:-8}` with X not set by the script: the script as written runs with 8, which its
-        # caller may change (ShellArg.from_default); a default that expands is unknown
-        default = part.default
-        if default and "$" not in default and "`" not in default:
-            state.used_default = True
-            return default
-        return UNKNOWN
+        # caller may change (ShellArg.from_default)
+        if part.default is None:
+            return UNKNOWN
+        state.used_default = True
+        return _default_text(part.default, state, make_mode)
     if part.kind == MAKEVAR:
         return state.make_vars.get(part.text, UNKNOWN)
     if part.kind == ARITH and not make_mode:
@@ -630,6 +632,22 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
     if part.kind == CMD and not make_mode and state.knows_self and _names_script_folder(part.text):
         return SCRIPT_FOLDER
     return UNKNOWN  # CMD, SPECIAL
+
+
+def _default_text(default: str, state: _State, make_mode: bool) -> str:
+    """The word after `:-` as bash expands it: its own expansions, then quote removal (`${X:-""}` is
+    empty, `${X:-'a b'}` is `a b`); several words join with a space (split again where unquoted)."""
+    if not any(ch in default for ch in "\\\"'$`"):
+        return default
+    words = [w for w in lex(default) if isinstance(w, Word)]
+    return " ".join("".join(_lookup(p, state, make_mode) for p in w.parts) for w in words)
+
+
+def _names_pwd(part) -> bool:
+    """`$PWD`, `${PWD}`, `$(pwd)`, `` `pwd` ``: the folder the shell is in."""
+    if part.kind in (VAR, PARAM):
+        return part.text == "PWD"
+    return part.kind == CMD and re.fullmatch(r"(?:\$\(|`)\s*pwd(?:\s+-[LP])?\s*(?:\)|`)", part.text) is not None
 
 
 def _positional_text(part, frame: _Positional) -> str:
@@ -648,7 +666,9 @@ def _positional_text(part, frame: _Positional) -> str:
     if value is None:
         return UNKNOWN
     if value == "" and part.kind == PARAM and part.default is not None:
-        return part.default if "$" not in part.default and "`" not in part.default else UNKNOWN
+        if "$" in part.default or "`" in part.default:
+            return UNKNOWN
+        return " ".join(w.literal() for w in lex(part.default) if isinstance(w, Word))
     return value
 
 
@@ -687,10 +707,14 @@ def _resolve_word(word: Word, state: _State, make_mode: bool) -> list[ShellArg]:
     span = state.index.span(word.start, word.end)
     splits = any(p.kind in (VAR, PARAM, MAKEVAR, SPECIAL) and not p.quoted for p in word.parts)
     if splits and any(ch.isspace() for ch in value):
-        return [ShellArg(_known(piece), raw, span, defaulted) for piece in value.split()]
+        return [ShellArg(_known(piece), raw, span, defaulted, split_unknown=piece == UNKNOWN)
+                for piece in value.split()]
     if splits and value == "" and not any(p.quoted for p in word.parts):
-        return []  # an empty unquoted expansion vanishes
-    return [ShellArg(_known(value), raw, span, defaulted)]
+        # An empty unquoted expansion vanishes; one empty through its default only is kept as a
+        # word dslint cannot read (its caller may fill it), which a launcher's options skip.
+        return [ShellArg(None, raw, span, True, empty_default=True)] if defaulted else []
+    unread = value == UNKNOWN and any(p.kind in (VAR, PARAM, MAKEVAR, SPECIAL, CMD) and not p.quoted for p in word.parts)
+    return [ShellArg(_known(value), raw, span, defaulted, split_unknown=unread)]
 
 
 def _known(value: str) -> Optional[str]:
@@ -717,7 +741,7 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     if i == len(words):  # only assignments: they set shell variables
         for name, env_value in inline.items():
             state.set_shell_var(name, resolved[name], env_value.from_default)
-            state.env[name] = EnvValue(name, env_value.value, "assign", env_value.span, env_value.from_default)
+            state.env[name] = replace(env_value, source="assign")
         return
     head = words[i]
     if head.is_literal and head.literal() in ("export", "declare", "typeset", "readonly", "local"):
@@ -856,7 +880,26 @@ def _env_value_of(state: _State, word: Word, match: re.Match, source: str, make_
     value = full[match.end():]
     if op == "+=":
         value = state.shell_vars.get(name, "") + value
-    return EnvValue(name, _known(value), source, state.index.span(word.start, word.end), defaulted), value
+    span = state.index.span(word.start, word.end)
+    in_launch_dir = _in_launch_dir(state, word, match, make_mode, value) if UNKNOWN in value and op == "=" else None
+    return EnvValue(name, _known(value), source, span, defaulted, in_launch_dir), value
+
+
+def _in_launch_dir(state: _State, word: Word, match: re.Match, make_mode: bool, value: str) -> Optional[str]:
+    """The assigned text with `$PWD`, `${PWD}`, `$(pwd)` as `.` and other unknown parts as `$` (see
+    EnvValue.in_launch_dir); None where it names no such folder, or after a `cd` (then `.` would be
+    read against the wrong folder)."""
+    raw = state.text[word.start:word.end]
+    if "PWD" not in raw and "pwd" not in raw or state.cwd is not None or make_mode:
+        return None
+    used_default = state.used_default
+    state.pwd_as_dot = True
+    try:
+        text = _resolve_text(word, state, make_mode)[match.end():]
+    finally:
+        state.pwd_as_dot = False
+        state.used_default = used_default
+    return text.replace(SCRIPT_FOLDER, "$").replace(UNKNOWN, "$") if text != value else None
 
 
 def _handle_export(state: _State, words: list[Word], make_mode: bool, exported: bool) -> None:
@@ -1036,13 +1079,13 @@ def _python_target(command: LaunchCommand, args: list[ShellArg], i: int, launche
 
 
 def _parse_torchrun(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
-    options, j = parse_argparse(args, i + 1, flags.TORCHRUN, allow_abbrev=True)
+    options, j = parse_argparse(args, i + 1, flags.TORCHRUN, allow_abbrev=True, is_program=_is_program)
     launcher = _add_launcher(command, "torchrun", args, i, i, options)
     return _python_target(command, args, j, launcher)
 
 
 def _parse_deepspeed(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
-    options, j = parse_argparse(args, i + 1, flags.DEEPSPEED, allow_abbrev=True)
+    options, j = parse_argparse(args, i + 1, flags.DEEPSPEED, allow_abbrev=True, is_program=_is_program)
     launcher = _add_launcher(command, "deepspeed", args, i, i, options)
     return _python_target(command, args, j, launcher)
 
@@ -1073,7 +1116,7 @@ def _parse_lightning(command: LaunchCommand, args: list[ShellArg], i: int, words
 
 
 def _parse_srun(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
-    options, j = parse_getopt(args, i + 1, flags.SRUN_LONG, flags.SRUN_SHORT)
+    options, j = parse_getopt(args, i + 1, flags.SRUN_LONG, flags.SRUN_SHORT, is_program=_is_program)
     _add_launcher(command, "srun", args, i, i, _canonical_slurm(options))
     return j, j >= len(args)
 
@@ -1096,6 +1139,10 @@ def _parse_python(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple
     j = i + 1
     options: list[LaunchOption] = []
     while j < len(args):
+        unread = unread_words(args, j, _is_program)
+        if unread is not None:  # `python $PYFLAGS train.py`: CPython's own options
+            j = unread[1]
+            continue
         text = args[j].value or args[j].raw
         if text == "-m" or (text.startswith("-m") and len(text) > 2 and not text.startswith("--")):
             module_arg = args[j + 1] if text == "-m" and j + 1 < len(args) else None
@@ -1137,10 +1184,15 @@ def _parse_python_module_launcher(command: LaunchCommand, args: list[ShellArg], 
         has_run = last + 1 < len(args) and args[last + 1].value == "run"
         return _parse_lightning(command, args, first, words=last - first + 1 + int(has_run))
     spec = LAUNCHERS[kind]
-    options, j = parse_argparse(args, last + 1, spec.options, allow_abbrev=spec.allow_abbrev)
+    options, j = parse_argparse(args, last + 1, spec.options, allow_abbrev=spec.allow_abbrev,
+                                is_program=_is_program if kind in _READS_UNREAD_OPTIONS else None)
     launcher = _add_launcher(command, kind, args, first, last, options)
     return _python_target(command, args, j, launcher)
 
+
+# Launchers whose facts treat words dslint cannot read among their options as options that may
+# set any of them (launch/facts.py); accelerate and lightning read their config from such options.
+_READS_UNREAD_OPTIONS = frozenset({"torchrun", "torch.distributed.launch", "deepspeed", "srun", "mpirun"})
 
 _LAUNCHER_PARSERS = {
     "torchrun": _parse_torchrun,

@@ -1,0 +1,2 @@
+from .dist import is_main
+from .ckpt import maybe_save

@@ -1,0 +1,1 @@
+OMP_NUM_THREADS=8 fabric run --accelerator=cuda --devices=4 train.py

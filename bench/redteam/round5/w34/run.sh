@@ -1,0 +1,1 @@
+fabric run --accelerator=cuda --devices=4 --strategy=ddp train.py
