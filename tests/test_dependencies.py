@@ -64,3 +64,11 @@ def test_cached_project_findings_follow_a_dependency_file_that_changes(project):
     assert "DSL502" not in warm_codes()
     (project.root / "requirements.txt").unlink()
     assert "DSL502" in warm_codes()
+
+
+def test_pins_in_a_requirements_folder(tmp_path, project):
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "pt2.txt").write_text("torch>=2.0\npytorch-lightning==2.0.1\n")
+    assert newest_allowed(tmp_path, "lightning") == (2, 0, 1)
+    project.write({"main.py": SAVE_ON_RANK_ZERO, "requirements/pt2.txt": "pytorch-lightning==2.0.1\n"})
+    assert "DSL502" not in project.codes()

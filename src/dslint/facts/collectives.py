@@ -52,6 +52,8 @@ _DCP_CALLS = frozenset((
     "torch.distributed.checkpoint.state_dict.get_model_state_dict",
     "torch.distributed.checkpoint.state_dict.get_optimizer_state_dict",
 ))
+_ENGINE_SAVE = "a DeepSpeed engine's save must be called on all processes (each rank writes its own shard; there are " \
+    "barriers inside)"
 _FSDP_GATHERS = ("full_optim_state_dict", "optim_state_dict", "summon_full_params", "sharded_optim_state_dict")
 # The state-dict types whose module state_dict()/load_state_dict() hooks unshard (all-gather) the
 # parameters (torch/distributed/fsdp/_state_dict_utils.py: _full_/_sharded_pre_state_dict_hook →
@@ -74,6 +76,9 @@ class Collective:
     since: Optional[tuple] = None  # (framework, version) from which it is collective, when that changed
     # collective only when the launch runs accelerate with DeepSpeed/FSDP/Megatron-LM (decided once linked)
     launch_shards: bool = False
+    # (function, parameter): `p.save_checkpoint(...)` on a parameter of a module function, collective only
+    # when a caller of the program passes a DeepSpeed engine for `p` (decided once linked)
+    engine_param: Optional[tuple] = None
 
 
 class CollectiveFinder:
@@ -166,11 +171,31 @@ class CollectiveFinder:
                 if attr in ("log", "log_dict") and literal(site.keyword("sync_dist")) is True:
                     return Collective(COLLECTIVE, f"{label}(..., sync_dist=True)",
                                       "sync_dist=True reduces the value across all processes")
-        if attr in ("save_checkpoint", "save_16bit_model", "save_fp16_model") and self.uses_deepspeed:
-            if receiver in self.engines or (receiver and "engine" in receiver.rsplit(".", 1)[-1].lower()):
-                return Collective(CHECKPOINT, label, "a DeepSpeed engine's save must be called on all processes "
-                                  "(each rank writes its own shard; there are barriers inside)")
+        if attr in ("save_checkpoint", "save_16bit_model", "save_fp16_model"):
+            if self.uses_deepspeed and (receiver in self.engines or (
+                    receiver and "engine" in receiver.rsplit(".", 1)[-1].lower())):
+                return Collective(CHECKPOINT, label, _ENGINE_SAVE)
+            param = self._parameter_receiver(site)
+            if param is not None:
+                return Collective(CHECKPOINT, label, _ENGINE_SAVE, engine_param=param)
         return None
+
+    def _parameter_receiver(self, site: CallSite) -> Optional[tuple]:
+        """(function, parameter) when the receiver is a parameter of the module function the call is
+        in, never rebound there: what the function's callers pass decides what it is."""
+        func, function = site.node.func, site.ctx.function
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
+                or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        key = _function_key(self.facts, function)
+        name = func.value.id
+        args = function.args
+        if key is None or "." in key or name not in {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}:
+            return None
+        if self.facts.assignments_to(name, function) or any(
+                isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(function)):
+            return None
+        return (key, name)
 
     def _fsdp_state_dict(self, site: CallSite, label: str) -> Optional[Collective]:
         """`model.state_dict()` / `load_state_dict()` on an FSDP1 wrapper: with the default
@@ -320,7 +345,8 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
             gated.append(GatedCall(node, found, gate))
             continue
         function = where.function
-        key = _function_key(facts, function) if function is not None and not found.launch_shards else None
+        key = _function_key(facts, function) if function is not None and not found.launch_shards \
+            and found.engine_param is None else None
         if key:
             bearing[key] = _merged(bearing.get(key), (found, node.lineno, _flag_guards(facts, function, where)))
     helper_calls = [(site, key) for site in facts.calls if (key := _callee_key(facts, site)) is not None] if bearing else []
@@ -340,13 +366,18 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
                 grew = True
         if not grew:
             break
+    # (the other ranks may make the matching call through a helper too: `broadcast(x)` in both branches)
+    paired = direct + [(site.node, bearing[key][0], site.ctx) for site, key in helper_calls if key in bearing]
+    if len(paired) > len(direct):
+        gated = [call for call in gated if not _other_branch_matches(facts, call.node, call.gate, call.collective, paired)]
     for site, key in helper_calls:
         if key not in bearing:
             continue
         if site.ctx.function is not None and _function_key(facts, site.ctx.function) == key:
             continue  # recursion
         gate = rank_gate(facts, site.node, site.ctx)
-        if gate is not None and _turns_on(facts, site, key, bearing[key][2]):
+        if gate is not None and _turns_on(facts, site, key, bearing[key][2]) \
+                and not _other_branch_matches(facts, site.node, gate, bearing[key][0], paired):
             found, line, _ = bearing[key]
             gated.append(GatedCall(site.node, found, gate, via=f"{key}() (it reaches {found.label} on line {line})"))
     facts._gated_collectives = gated  # type: ignore[attr-defined]
@@ -361,6 +392,18 @@ def collective_functions(facts: ScriptFacts) -> dict[str, tuple[Collective, int,
     collective the function reaches) are given and the call passes none of them (`passes_flag`)."""
     find_gated_collectives(facts)
     return facts._collective_functions  # type: ignore[attr-defined]
+
+
+def engine_param_saves(facts: ScriptFacts) -> dict[str, tuple]:
+    """Module function -> its parameters whose DeepSpeed save only some ranks reach, when a caller
+    passes an engine for one (`Collective.engine_param`): what the program decides."""
+    out: dict[str, tuple] = {}
+    for call in find_gated_collectives(facts):
+        if call.collective.engine_param is not None:
+            key, param = call.collective.engine_param
+            if param not in out.get(key, ()):
+                out[key] = out.get(key, ()) + (param,)
+    return out
 
 
 def _merged(old: Optional[tuple], new: tuple) -> tuple:

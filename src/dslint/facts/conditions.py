@@ -182,6 +182,8 @@ class _RankTests:
                 constants += flat
             if constants and all(c == -1 or c is None for c in constants):
                 return False  # `local_rank != -1`: distributed or not, every rank agrees
+            if _alike_for_every_rank(test, ranked) and not self._stored_by_functions(ranked[0]):
+                return False  # `rank >= 0`: no rank is negative, so every rank of the job agrees
             if constants and all(isinstance(c, bool) for c in constants):
                 return any(self._names_main(s) for s in ranked)
             return not self._tests_setup_sentinel(test)
@@ -189,6 +191,12 @@ class _RankTests:
             return self._names_main(test) or (_callee_or_name(test) in _BARE_RANKS and not (
                 isinstance(test, ast.Name) and self._constant_parameter(test)))
         return False
+
+    def _stored_by_functions(self, expr: ast.AST) -> bool:
+        """A module global that functions store (`global _RANK; _RANK = r`): -1 on the ranks that
+        have not stored it yet, so `_RANK >= 0` may split them (`_tests_setup_sentinel` decides)."""
+        return isinstance(expr, ast.Name) and any(b.kind == "global-assignment"
+                                                  for b in self.model.module.bindings.get(expr.id, []))
 
     def _tests_setup_sentinel(self, test: ast.Compare) -> bool:
         """`if _LOCAL_RANK >= 0: raise` where `_LOCAL_RANK` is a module global that is the initial
@@ -402,6 +410,21 @@ def _names_a_rank(node: ast.AST, main: bool = False) -> bool:
     if isinstance(node, ast.Attribute):
         return _rank_word(node.attr, main)
     return isinstance(node, ast.Constant) and node.value in ("RANK", "LOCAL_RANK")
+
+
+def _alike_for_every_rank(test: ast.Compare, ranked: list) -> bool:
+    """`rank >= 0`, `rank < 0`, `0 <= rank`: one rank against an integer, with one answer for every
+    rank 0, 1, 2, ... (a rank is never negative: -1 only ever means "not distributed", one process).
+    Beyond the bound every rank answers alike, so the ranks up to it and two past it decide."""
+    if len(test.ops) != 1 or type(test.ops[0]) not in _COMPARE or len(ranked) != 1:
+        return False
+    left, right = test.left, test.comparators[0]
+    rank_left = ranked[0] is left
+    bound = literal(right if rank_left else left)
+    if not isinstance(bound, int) or isinstance(bound, bool):
+        return False
+    compare = _COMPARE[type(test.ops[0])]
+    return len({compare(r, bound) if rank_left else compare(bound, r) for r in range(max(bound, 0) + 3)}) == 1
 
 
 def _flat_constants(node: ast.AST) -> Optional[list]:

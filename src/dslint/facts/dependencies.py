@@ -1,7 +1,7 @@
 """Versions a project pins for the frameworks whose behaviour changed between releases.
 
-Read from the dependency files at the project root (requirements*.txt, environment*.yml/.yaml,
-setup.py, setup.cfg, pyproject.toml) as text: an exact pin (`pytorch-lightning==1.4.2`, conda's
+Read from the dependency files at the project root (requirements*.txt, the `.txt` files of a
+`requirements/` folder, environment*.yml/.yaml, setup.py, setup.cfg, pyproject.toml) as text: an exact pin (`pytorch-lightning==1.4.2`, conda's
 `pytorch-lightning=1.4.2`) or an upper bound (`lightning<2.1`) says which releases can run. No
 pin means "the newest" (as for `deepspeed-version`): rules keep their default behaviour.
 """
@@ -13,7 +13,7 @@ from typing import Callable, Optional
 
 from ..sources.files import read_regular
 
-_FILES = ("requirements*.txt", "environment*.yml", "environment*.yaml", "setup.py", "setup.cfg", "pyproject.toml")
+_FILES = ("requirements*.txt", "requirements/*.txt", "environment*.yml", "environment*.yaml", "setup.py", "setup.cfg", "pyproject.toml")
 # Distribution names of one framework, as the files spell them.
 PACKAGES = {
     "lightning": ("pytorch-lightning", "pytorch_lightning", "lightning"),
@@ -31,6 +31,7 @@ def newest_allowed(root: Path, framework: str, note_input: Optional[Callable[[st
     `note_input` is told every file read (and the root folder, whose listing says which exist)."""
     if note_input is not None:
         note_input(str(root))
+        note_input(str(root / "requirements"))  # (a file added there changes the answer too)
     names = "|".join(re.escape(n) for n in PACKAGES[framework])
     requirement = re.compile(rf"(?<![\w.-])(?:{names})\s*((?:[<>=!~]=?\s*[0-9][0-9.*]*[\s,]*)+)", re.IGNORECASE)
     found: list[tuple] = []

@@ -852,6 +852,12 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
     refs = list(facts.config_refs)
     if setup.lightning is not None and setup.lightning.config is not None:
         refs.insert(0, setup.lightning.config)
+    if not refs and facts.helper_calls and setup.lightning is None:
+        from .helper_setups import helper_config_ref
+
+        helped = helper_config_ref(project, setup)  # `build_engine(model, args)` of engine.py
+        if helped is not None:
+            refs.append(helped)
     args = _script_args(command)
     for ref in refs:
         ref = resolved_plugin_ref(project.program, ref, setup.script_path)  # `DeepSpeedPlugin(**BASE_KW)`
@@ -908,6 +914,11 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         if written:
             chosen = (written, how, ref.span, launch_span)
             break
+    if chosen is None and command is not None and facts.hf_args_file is not None:
+        from .hf_args_file import args_file_config  # TrainingArguments from the args file the line names
+
+        found = args_file_config(project, setup, bases)
+        chosen = (*found, None) if found is not None else None
     if chosen is None and command is not None:
         # The launch line itself: --deepspeed_config x / --deepspeed x.json, PL_DEEPSPEED_CONFIG_PATH,
         # accelerate --deepspeed_config_file.
@@ -1097,7 +1108,7 @@ def _plugin_config(setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bo
             fields[name] = NOT_LITERAL if rest_unknown else None
     link.value = deepspeed_plugin_config(fields, unknown=lambda name: NotLiteral(f"DeepSpeedPlugin {name}"))
     link.plugin_spans = {name: span for name, _, span in ref.keywords}
-    link.how = f"accelerate builds it from DeepSpeedPlugin(...) in {setup.script_path}"
+    link.how = f"accelerate builds it from {ref.what} in {setup.script_path}"
     return True
 
 

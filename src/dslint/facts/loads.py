@@ -7,7 +7,11 @@ when it writes the file itself from something that is no model state:
 - `torch.save(dataset, cache_path)` then `torch.load(cache_path)` in the same function, or a
   spectrogram computed from audio, saved and read back under the same name: data made on the CPU
   (a value that names no `state_dict()`, model, optimizer or checkpoint is taken as data);
-- a sample read in a `torch.utils.data.Dataset` method: DataLoader workers run without CUDA.
+- a sample read in a `torch.utils.data.Dataset` method: DataLoader workers run without CUDA;
+- `torch.save(progress.state_dict(), ...)` where `progress` is (by its annotation or its constructor)
+  an instance of a class of this module whose `state_dict()` returns a dict literal of its fields,
+  each annotated with a type that holds no tensor (`int`, `Optional[str]`, `dict[str, float]`; an
+  `Any` container only where the field holds a data loader's or sampler's state, made on the CPU).
 """
 from __future__ import annotations
 
@@ -61,8 +65,8 @@ def _cpu_saves(facts: ScriptFacts) -> tuple:
         value, path = site.argument(0, "obj"), site.argument(1, "f")
         if value is None or path is None:
             continue
-        if _may_be_state(model.value_of(value)):  # (what the name holds, not its name: `rng_states`)
-            continue
+        if _may_be_state(model.value_of(value)) and not _plain_state_dict(facts, value, site.ctx):
+            continue  # (what the name holds, not its name: `rng_states`)
         literals |= _file_names(path)
         if dotted(path):
             names.add((id(site.ctx.function), dotted(path)))
@@ -90,3 +94,108 @@ def _may_be_state(expr: ast.AST) -> bool:
         if word and _STATE_WORDS.search(word):
             return True
     return False
+
+
+# Annotations of a field that cannot hold a tensor; containers of them; `Any` inside a container
+# only for a data loader's or sampler's state (positions, seeds, CPU generator states).
+_SCALARS = frozenset(("int", "float", "str", "bool", "bytes", "complex", "None", "NoneType"))
+_CONTAINERS = frozenset(("Optional", "Union", "list", "List", "tuple", "Tuple", "dict", "Dict", "set", "Set",
+                         "frozenset", "FrozenSet", "Sequence", "Mapping"))
+_LOADER_STATE = re.compile(r"data_?loader|sampler", re.IGNORECASE)
+
+
+def _plain_state_dict(facts: ScriptFacts, value: ast.AST, ctx) -> bool:
+    """Is `value` `x.state_dict()` where `x` is an instance of a class of this module whose
+    `state_dict()` returns a dict of tensor-free fields?"""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "state_dict"
+            and not value.args and not value.keywords and isinstance(value.func.value, ast.Name)):
+        return False
+    klass = _instance_class(facts, value.func.value.id, ctx.function)
+    return klass is not None and _fields_state_dict(facts, klass)
+
+
+def _instance_class(facts: ScriptFacts, name: str, function) -> Optional[ast.ClassDef]:
+    """The class of this module that `name` holds in `function`: a parameter annotated with it, or
+    only ever bound to its constructor there (a subclass with a state_dict of its own: unknown)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    classes = set()
+    arguments = function.args
+    for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs:
+        if arg.arg == name:
+            classes.add(_class_named(facts, arg.annotation))
+    stores = 0
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stores += 1
+    bound = facts.assignments_to(name, function)
+    if stores != len(bound):  # bound by a loop, a `with`, an unpacking: unknown
+        return None
+    for assignment in bound:
+        value = assignment.value
+        classes.add(_class_named(facts, value.func) if isinstance(value, ast.Call) else None)
+    if len(classes) != 1 or None in classes:
+        return None
+    klass = classes.pop()
+    if any(_class_named(facts, base) is klass for other in facts.classes.values() for base in other.bases):
+        return None
+    return klass
+
+
+def _class_named(facts: ScriptFacts, expr: Optional[ast.AST]) -> Optional[ast.ClassDef]:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):  # a forward reference
+        return facts.classes.get(expr.value)
+    if isinstance(expr, ast.Name) and facts.resolve(expr) is None:  # not an imported name
+        return facts.classes.get(expr.id)
+    return None
+
+
+def _fields_state_dict(facts: ScriptFacts, klass: ast.ClassDef) -> bool:
+    """Does `klass.state_dict()` return a dict literal of `self` fields, each annotated in the class
+    body with a tensor-free type?"""
+    annotations = {s.target.id: s.annotation for s in klass.body
+                   if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
+    method = next((s for s in klass.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   and s.name == "state_dict"), None)
+    if method is None or not method.args.args:
+        return False
+    body = [s for s in method.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Dict):
+        return False
+    result, self_name = body[0].value, method.args.args[0].arg
+    if None in result.keys:  # `**other`
+        return False
+    for item in result.values:
+        if isinstance(item, ast.Constant):
+            continue
+        if not (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name) and item.value.id == self_name
+                and item.attr in annotations and _tensor_free(annotations[item.attr], item.attr)):
+            return False
+    return True
+
+
+def _tensor_free(annotation: ast.AST, field: str, inside: bool = False) -> bool:
+    if isinstance(annotation, ast.Constant):  # (a quoted annotation: unknown)
+        return annotation.value is None or annotation.value is Ellipsis
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):  # `int | None`
+        return _tensor_free(annotation.left, field, inside) and _tensor_free(annotation.right, field, inside)
+    if isinstance(annotation, ast.Subscript):
+        base = _last_name(annotation.value)
+        if base == "Literal":
+            return True
+        if base not in _CONTAINERS:
+            return False
+        parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+        return all(_tensor_free(p, field, inside=True) for p in parts)
+    name = _last_name(annotation)
+    if name == "Any" or name == "object":
+        return inside and bool(_LOADER_STATE.search(field))
+    return name in _SCALARS
+
+
+def _last_name(expr: ast.AST) -> Optional[str]:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    return None

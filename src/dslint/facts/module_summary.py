@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from ..sources.names import dotted, root_name
-from .collectives import collective_functions
+from .collectives import collective_functions, engine_param_saves
 from .config_dicts import DictTemplate, config_dict_names, module_constants, returned_template
 from .keyword_splats import keyword_dicts
 from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_touch, selects_device
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
+from .helper_setups import ACCELERATORS, deepspeed_args_param, returned_plugin
 from .program_effects import function_effects
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from .set_epoch_params import set_epoch_params
@@ -92,9 +93,18 @@ class FunctionSummary:
     # ("DDP" | "FSDP", row) when every `return` gives a DDP/FSDP(...) call (or a name bound to one)
     returns_wrapper: Optional[tuple] = None
     returns_config: Optional[DictTemplate] = None  # a DeepSpeed config dict it returns (config_dicts.py)
+    # (param, dest): its `deepspeed.initialize` reads the config from `param.dest` (`args=args`: deepspeed_config)
+    # (helper_setups.deepspeed_args_param)
+    deepspeed_args: Optional[tuple] = None
+    # (plugin Span, ((field, value, Span), ...)) of the `Accelerator(deepspeed_plugin=DeepSpeedPlugin(...))` it
+    # returns (helper_setups.returned_plugin)
+    returns_plugin: Optional[tuple] = None
     # (param, position or None, what, Span): `p.module.state_dict()` (or save_pretrained) read outside a
     # gather; empty partitions when a caller passes a ZeRO-3 engine for `p` (zero3_reads.py)
     unsharded_reads: tuple = ()
+    # parameters whose DeepSpeed save (`p.save_checkpoint(...)`) only some ranks reach: DSL502 when a
+    # caller passes an engine for one (collectives.engine_param_saves)
+    gated_engine_saves: tuple = ()
 
     def loader_returned(self, index: Optional[int]) -> Optional[tuple]:
         """(sampler source, row, returned name or "") of the DataLoader a call's value holds (`index`
@@ -363,6 +373,10 @@ class _Summariser:
                                            _chosen_by_caller(self.model, node, value))
         summary.returns_config = returned_template(returns, self.model, self.facts.lines, _literal_or_marker, NO_VALUE,
                                                    self.facts.derived("config_dict_names", config_dict_names))
+        if self.facts.calls_to(DEEPSPEED_INITIALIZE):
+            summary.deepspeed_args = deepspeed_args_param(self.facts, self.model, node, calls)
+        if len(returns) == 1 and self.facts.calls_to(*ACCELERATORS):
+            summary.returns_plugin = returned_plugin(self.model, self.facts.lines, node, calls, returns)
         summary.iterated, summary.epoch_iterated = tuple(iterated), tuple(epoch_iterated)
         summary.looped_calls = tuple(looped_calls)
         effects = function_effects(self.facts).get(id(node))
@@ -681,6 +695,9 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         target = exports.functions.get(key) if not method else getattr(exports.classes.get(owner), "methods", {}).get(method)
         if target is not None:
             target.collective = (found.label, found.why, found.kind, row, flags)
+    for key, params in engine_param_saves(facts).items():
+        if key in exports.functions:
+            exports.functions[key].gated_engine_saves = params
     for read in module_reads(facts):
         target = exports.functions.get(read.function) if read.param else None
         if target is not None:
@@ -820,10 +837,11 @@ def import_time_cuda(facts: ScriptFacts) -> Optional[tuple]:
 def _says_something(function: FunctionSummary) -> bool:
     return bool(function.selects_device or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
-                or function.collective or function.unsharded_reads
+                or function.collective or function.unsharded_reads or function.gated_engine_saves
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads or function.spawns
-                or function.starts_group or function.returns_trainer)
+                or function.starts_group or function.returns_trainer or function.deepspeed_args
+                or function.returns_plugin)
 
 
 def _is_torch_optimizer(qualname: Optional[str]) -> bool:

@@ -10,6 +10,8 @@ defines is UNKNOWN (which one wins depends on `_self_`'s place and Hydra's versi
 other defaults entry (packages `@`, `override`, `optional`, nested paths, interpolations), a `# @package`
 header, an interpolation `${...}` or a missing value `???` on the way, and any `key=value` launch word
 whose key shares a prefix with the key read (a group choice `deepspeed=zero2` picks that option).
+The one interpolation resolved is the job's working directory in a Hydra leaf (`${hydra:runtime.cwd}`,
+`${oc.env:PWD}`), when the launch line's folder is certain (one folder names its script).
 """
 from __future__ import annotations
 
@@ -24,6 +26,9 @@ _SIMPLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _OPTION = re.compile(r"^[A-Za-z0-9_.-]+$")
 # Hydra's own options that change which config is composed.
 _CONFIG_OPTIONS = ("--config-path", "-cp", "--config-name", "-cn", "--config-dir", "-cd")
+# Interpolations that give the directory the job was started in: Hydra's runtime.cwd (the original
+# working directory, hydra.utils.get_original_cwd(), whatever hydra.job.chdir does) and the shell's PWD.
+_WORKING_DIRECTORY = ("${hydra:runtime.cwd}", "${oc.env:PWD}")
 
 
 def config_read_value(project: Any, script_path: str, read: ConfigObjectRead) -> Any:
@@ -42,7 +47,7 @@ def config_read_value(project: Any, script_path: str, read: ConfigObjectRead) ->
             value = _load_leaf(project, bases, read)
         else:
             args = list(setup.command.script_args) if setup is not None and setup.command is not None else []
-            value = _hydra_leaf(project, _script_dir(project, script_path), read, args)
+            value = _hydra_leaf(project, _script_dir(project, script_path), read, args, _job_dir(project, setup))
         if value is UNKNOWN:
             return UNKNOWN
         values.append(value)
@@ -56,7 +61,17 @@ def setup_read_value(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
     if read.how == "load":
         return _load_leaf(project, [b for b, _ in config_bases(project, setup)], read)
     args = list(setup.command.script_args) if setup.command is not None else []
-    return _hydra_leaf(project, _script_dir(project, setup.script_path), read, args)
+    return _hydra_leaf(project, _script_dir(project, setup.script_path), read, args, _job_dir(project, setup))
+
+
+def _job_dir(project: Any, setup: Any) -> Any:
+    """The folder the launch line runs its job in, when only one folder fits; else None."""
+    from .link import _job_bases
+
+    if setup is None or setup.launch_path is None or setup.command is None:
+        return None
+    bases = _job_bases(project, setup.launch_path, setup.command)
+    return bases[0][0] if len(bases) == 1 else None
 
 
 def _script_dir(project: Any, script_path: str) -> Path:
@@ -92,7 +107,7 @@ def _load_leaf(project: Any, bases: list, read: ConfigObjectRead) -> Any:
     return _leaf(_yaml(project, next(iter(found.values()))), read.keys)
 
 
-def _hydra_leaf(project: Any, script_dir: Path, read: ConfigObjectRead, args: list) -> Any:
+def _hydra_leaf(project: Any, script_dir: Path, read: ConfigObjectRead, args: list, cwd: Any = None) -> Any:
     if os.path.isabs(read.path):
         return UNKNOWN
     folder = script_dir / read.path
@@ -142,18 +157,21 @@ def _hydra_leaf(project: Any, script_dir: Path, read: ConfigObjectRead, args: li
             continue
         rest = read.keys[len(package):]
         if rest and rest[0] in content:
-            found.append(_leaf(content, rest))
+            found.append(_leaf(content, rest, cwd))
         elif not rest:
             return UNKNOWN
     return found[0] if len(found) == 1 else UNKNOWN
 
 
-def _leaf(content: Any, keys: tuple) -> Any:
+def _leaf(content: Any, keys: tuple, cwd: Any = None) -> Any:
     value = content
-    for key in keys:
+    for k, key in enumerate(keys):
         if not isinstance(value, dict) or key not in value:
             return UNKNOWN
         value = value[key]
+        if isinstance(value, str) and cwd is not None and k == len(keys) - 1:
+            for spelling in _WORKING_DIRECTORY:
+                value = value.replace(spelling, str(cwd))
         if isinstance(value, str) and ("${" in value or value == "???"):
             return UNKNOWN
     if isinstance(value, (dict, list)):

@@ -45,6 +45,7 @@ SPAWNERS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processe
 PIPELINE_MODULES = ("deepspeed.pipe.PipelineModule", "deepspeed.runtime.pipe.PipelineModule",
                     "deepspeed.runtime.pipe.module.PipelineModule")
 # Packages whose functions never build a config of the project (`json.load`, `deepspeed.*`): not a builder.
+_CPU_COUNTS = ("os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")  # the machine's, not the rank's
 _LIBRARIES = frozenset(("hjson", "yaml", "deepspeed", "torch", "transformers", "accelerate", "lightning",
                         "pytorch_lightning", "omegaconf", "hydra"))
 # deepspeed/__init__.py _add_core_arguments: the options `deepspeed.add_config_arguments` adds.
@@ -241,6 +242,10 @@ class ScriptSetupFacts:
     cpu_optimizer: bool = False  # DeepSpeedCPUAdam & co. built in the script
     hf_trainer: bool = False
     hf_args_from_command_line: bool = False  # HfArgumentParser: `--deepspeed x.json` reaches TrainingArguments
+    # `HfArgumentParser(TrainingArguments).parse_json_file(sys.argv[1])`: (the argv index, "json"/"yaml",
+    # the span of the call, under a test of sys.argv); the linker (facts/hf_args_file.py) reads `deepspeed`
+    # of the args file the launch line names there.
+    hf_args_file: Optional[tuple] = None
     hf_lr_scheduler: Optional[str] = None  # TrainingArguments(lr_scheduler_type=...)
     hf_training_args: list[HfTrainingArgs] = field(default_factory=list)
     accelerate: bool = False
@@ -254,6 +259,9 @@ class ScriptSetupFacts:
     argparse_options: dict = field(default_factory=dict)  # option string -> (dest, default)
     env_sets: dict = field(default_factory=dict)  # NAME -> (literal value or None, Span), set in the script
     sets_num_threads: bool = False  # torch.set_num_threads(...) in the script
+    # helper_setups.HelperCall of each call of an imported project name, when the script builds no DeepSpeed
+    # setup of its own (a helper of another module may: `build_engine(model, args)`, `build_accelerator()`)
+    helper_calls: tuple = ()
 
     @property
     def uses_deepspeed(self) -> bool:
@@ -639,6 +647,15 @@ class _Extractor:
             if self.f.calls_to(qual):
                 self.out.cpu_optimizer = True
 
+    def read_helper_calls(self) -> None:
+        """HelperCalls, for a script whose config a helper may build (see ScriptSetupFacts.helper_calls)."""
+        from .helper_setups import helper_calls
+
+        if self.out.deepspeed_inits or self.out.config_refs or self.out.accelerate or self.out.hf_trainer \
+                or self.out.lightning:
+            return
+        self.out.helper_calls = helper_calls(self.f, lambda: self.model, namespaces=bool(self.out.argparse_options))
+
     def pipeline_stages(self, model: Optional[ast.AST]) -> Optional[int]:
         """K of `model=net` with `net = PipelineModule(layers, num_stages=K)` (its one value), K a constant
         of the script and no `topology=` (which would set the stages and the data-parallel size itself)."""
@@ -664,6 +681,8 @@ class _Extractor:
             ref = self.hf_parsed_config(site)
             if ref is not None:
                 self.out.config_refs.append(ref)
+        if self.out.hf_args_from_command_line:
+            self.out.hf_args_file = self.hf_args_file()
         for site in self.f.calls_to(*HF_TRAINING_ARGS):
             value = site.keyword("deepspeed")
             ref = None
@@ -729,6 +748,40 @@ class _Extractor:
                 return ConfigRef("argument", "hf", f"{cls.name}.deepspeed (HfArgumentParser)", self.span(default),
                                  path=path, options=("--deepspeed",))
         return None
+
+    def hf_args_file(self) -> Optional[tuple]:
+        """The one `parser.parse_json_file(sys.argv[i])` / `parse_yaml_file(...)` of an HfArgumentParser
+        of TrainingArguments (or a subclass), the path `sys.argv[i]` (or `os.path.abspath(...)` of it),
+        run unconditionally or under tests of sys.argv alone (HF's `if len(sys.argv) == 2 and
+        sys.argv[1].endswith(".json")`): (i, "json"/"yaml", span, under such a test); None otherwise."""
+        found = []
+        for method, kind, keyword in (("parse_json_file", "json", "json_file"), ("parse_yaml_file", "yaml", "yaml_file")):
+            for site in self.f.method_calls(method):
+                found.append((site, kind, keyword))
+        if len(found) != 1:
+            return None
+        site, kind, keyword = found[0]
+        parser = self.model.value_of(site.node.func.value) if isinstance(site.node.func, ast.Attribute) else None
+        if not (isinstance(parser, ast.Call) and self.f.callee_name(parser) == "transformers.HfArgumentParser"):
+            return None
+        types = self.model.value_of(parser.args[0]) if parser.args else None
+        elements = types.elts if isinstance(types, (ast.Tuple, ast.List)) else [types]
+        if not any(e is not None and (self.model.resolve(e) in HF_TRAINING_ARGS or self.training_arguments_class(e))
+                   for e in elements):
+            return None
+        tests = [ast.unparse(g.test) for g, _ in site.ctx.guards]
+        if any("sys.argv" not in t and "__main__" not in t for t in tests):
+            return None
+        path = self.model.value_of(site.argument(0, keyword)) if site.argument(0, keyword) is not None else None
+        if isinstance(path, ast.Call) and self.f.callee_name(path) in ("os.path.abspath", "pathlib.Path") \
+                and len(path.args) == 1 and not path.keywords:
+            path = self.model.value_of(path.args[0])
+        if not (isinstance(path, ast.Subscript) and self.model.resolve(path.value) == "sys.argv"):
+            return None
+        index = _literal(path.slice)
+        if not isinstance(index, int) or isinstance(index, bool) or index == 0:
+            return None
+        return index, kind, self.span(site.node), any("sys.argv" in t for t in tests)
 
     def training_arguments_class(self, expr: ast.AST, depth: int = 0) -> Optional[ast.ClassDef]:
         """The class of this module `expr` names when it derives (through classes of this module)
@@ -854,13 +907,20 @@ class _Extractor:
             return (value if isinstance(value, int) and not isinstance(value, bool) else None), None
         return None, (dotted(found.klass), found.field)
 
-    def worker_count(self, expr: ast.AST) -> tuple[Optional[int], tuple]:
-        """A worker count through names, module constants and command-line defaults: (the int, the
-        options whose default it is), (None, ()) when not a constant."""
+    def worker_count(self, expr: ast.AST) -> tuple[Optional[int], bool, tuple]:
+        """A worker count through names, module constants and command-line defaults: (the int, whether
+        it is the machine's CPU count, the options whose default it is); (None, False, ()) when neither:
+        `n = os.cpu_count()` or `def main(num_workers=os.cpu_count())` under fire/jsonargparse is the
+        CPU count (that call itself, not a count computed from it)."""
         traced = traced_constant(self.model, expr)
         if isinstance(traced.value, int) and not isinstance(traced.value, bool):
-            return traced.value, traced.options
-        return None, ()
+            return traced.value, False, traced.options
+        value = self.model.value_of(expr)  # through names only: `n // 8` is a count per rank
+        if isinstance(value, (ast.Name, ast.Attribute)) and len(traced.defaults) == 1:
+            value = self.model.value_of(traced.defaults[0])  # the option or parameter itself
+        if isinstance(value, ast.Call) and (self.f.callee_name(value) or "") in _CPU_COUNTS:
+            return None, True, traced.options
+        return None, False, ()
 
     def follow(self, expr: Optional[ast.AST]) -> Optional[ast.AST]:
         """A name bound once where it is used stands for its value (`strategy = DeepSpeedStrategy(...)`)."""
@@ -935,14 +995,13 @@ class _Extractor:
             if value is None:
                 continue
             literal = _literal(value)
-            per_machine = any(isinstance(n, ast.Call) and (self.f.callee_name(n) or "") in
-                              ("os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")
+            per_machine = any(isinstance(n, ast.Call) and (self.f.callee_name(n) or "") in _CPU_COUNTS
                               for n in ast.walk(value))
             number, class_default, options = (literal if isinstance(literal, int) else None), None, ()
             if number is None and not per_machine:
                 number, class_default = self.class_field_value(value)
             if number is None and class_default is None and not per_machine:
-                number, options = self.worker_count(value)
+                number, per_machine, options = self.worker_count(value)
             self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
             init = self.init_method(site.keyword("init_method"))
@@ -1027,6 +1086,7 @@ class _Extractor:
         self.read_deepspeed()
         self.read_hf()
         self.read_lightning()
+        self.read_helper_calls()
         self.read_processes()
         self.read_env_device_indexes()
         self.read_saves()

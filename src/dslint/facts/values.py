@@ -76,6 +76,7 @@ class TracedValue:
     value: Any
     options: tuple = ()
     followed: tuple = ()
+    defaults: tuple = ()  # the command-line defaults it took, as written (`os.cpu_count()` of `--workers`)
 
 
 def traced_constant(model: SemanticModel, expr: Optional[ast.AST], *, hops: int = 4) -> TracedValue:
@@ -84,7 +85,8 @@ def traced_constant(model: SemanticModel, expr: Optional[ast.AST], *, hops: int 
         return TracedValue(UNKNOWN)
     evaluator = _Evaluator(model, False, hops)
     value = evaluator.value(expr, 0)
-    return TracedValue(value, tuple(dict.fromkeys(evaluator.options)), tuple(evaluator.followed))
+    return TracedValue(value, tuple(dict.fromkeys(evaluator.options)), tuple(evaluator.followed),
+                       tuple(evaluator.defaults))
 
 
 def imported_name(model: SemanticModel, expr: Optional[ast.AST], *, hops: int = 4) -> Optional[tuple]:
@@ -113,7 +115,7 @@ def imported_name(model: SemanticModel, expr: Optional[ast.AST], *, hops: int = 
 
 
 class _Evaluator:
-    __slots__ = ("model", "env_unset", "hops", "seen", "options", "followed")
+    __slots__ = ("model", "env_unset", "hops", "seen", "options", "followed", "defaults")
 
     def __init__(self, model: SemanticModel, env_unset: bool, hops: int):
         self.model = model
@@ -122,6 +124,7 @@ class _Evaluator:
         self.seen: set[int] = set()  # values being evaluated through bindings, against cycles
         self.options: list = []  # command-line options whose defaults were taken
         self.followed: list = []  # values reached through bindings
+        self.defaults: list = []  # command-line defaults taken
 
     def value(self, expr: ast.AST, depth: int) -> Any:
         if depth > _MAX_DEPTH:
@@ -212,6 +215,8 @@ class _Evaluator:
                 found = self._fire_default(expr, depth)
             if found is _NOT_MINE:
                 found = self._typer_default(expr, depth)
+            if found is _NOT_MINE:
+                found = self._jsonargparse_default(expr, depth)
             if found is not _NOT_MINE:
                 return found
         if isinstance(expr, ast.Attribute):
@@ -315,6 +320,8 @@ class _Evaluator:
             return UNKNOWN  # an optional positional argument: any word of the launch line may set it
         self.options += options
         default = source[1]
+        if default is not None:
+            self.defaults.append(default)
         if default is None:
             action = spec.action if spec is not None else None
             return {"store_true": False, "store_false": True}.get(action)
@@ -348,6 +355,7 @@ class _Evaluator:
                     or "default" not in keywords:
                 return UNKNOWN
             self.options += [d for d in declared if d.startswith("-")]
+            self.defaults.append(keywords["default"])
             return self.value(keywords["default"], depth + 1)
         return _NOT_MINE
 
@@ -374,6 +382,7 @@ class _Evaluator:
             if binding.default is None:
                 return UNKNOWN  # fire requires it on the command line
             self.options += [f"--{binding.name}", FIRE_WORDS]
+            self.defaults.append(binding.default)
             return self.value(binding.default, depth + 1)
         return _NOT_MINE
 
@@ -409,7 +418,38 @@ class _Evaluator:
         flag = binding.name.replace("_", "-")
         self.options += [f"--{flag}", f"--no-{flag}"] if isinstance(default, ast.Constant) and \
             isinstance(default.value, bool) else [f"--{flag}"]
+        self.defaults.append(default)
         return self.value(default, depth + 1)
+
+    def _jsonargparse_default(self, expr: ast.Name, depth: int) -> Any:
+        """A parameter of a top-level function that the module runs as jsonargparse's `CLI(fn)` /
+        `auto_cli(fn)` and calls nowhere else: jsonargparse makes a parameter with a default the option
+        `--name`, name as written (_signatures.py _add_signature_parameter), beside `--config FILE`
+        (_cli.py auto_cli), so its default holds unless the launch line passes one of those; UNKNOWN
+        for a required (positional) parameter, `*args`/`**kwargs`, or a CLI call with other defaults
+        (`set_defaults=`, `default_config_files=`, `default_env=`, `args=`)."""
+        binding = self.model.binding_of(expr)
+        if binding is None or binding.kind != "parameter":
+            return _NOT_MINE
+        sites = self.model.facts.calls_to(*_JSONARGPARSE_CLI)
+        function = binding.scope.node
+        if not sites or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or not any(stmt is function for stmt in self.model.tree.body):
+            return _NOT_MINE
+        for site in sites:
+            component = _argument(site.node, 0, "components")
+            defined = self.model.binding_of(component) if isinstance(component, ast.Name) else None
+            if defined is None or defined.kind != "def" or defined.node is not function:
+                continue
+            if self.model.uses_of(defined) != [component] or len(site.node.args) > 1 \
+                    or any(k.arg not in _JSONARGPARSE_PLAIN for k in site.node.keywords):
+                return UNKNOWN
+            if binding.default is None or binding.node not in function.args.args + function.args.kwonlyargs:
+                return UNKNOWN
+            self.options += [f"--{binding.name}", "--config"]
+            self.defaults.append(binding.default)
+            return self.value(binding.default, depth + 1)
+        return _NOT_MINE
 
     def _instance_field(self, expr: ast.Attribute, depth: int) -> Any:
         model = self.model
@@ -473,6 +513,11 @@ def _escapes(node: ast.AST, parent: Optional[ast.AST]) -> bool:
         return parent.attr not in _READING_METHODS
     return parent is not None and not isinstance(parent, ast.Compare)
 
+
+_JSONARGPARSE_CLI = ("jsonargparse.CLI", "jsonargparse.auto_cli")
+# auto_cli keywords that leave the parameters' defaults and options as the signature makes them
+_JSONARGPARSE_PLAIN = frozenset(("components", "description", "prog", "version", "fail_untyped", "as_positional",
+                                 "config_help", "return_instance"))
 
 # An entry of `options` (TracedValue, option_on_command_line) for a parameter of a `fire.Fire(fn)` function:
 # fire's flag forms of the other options count, and any positional word of the script's arguments may set it.
@@ -1107,7 +1152,8 @@ _LOCAL_RANK_ENV = ("LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK", 
 _GLOBAL_RANK_ENV = ("RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")
 _LOCAL_RANK_CALLS = ("torch.distributed.get_node_local_rank", "deepspeed.comm.get_local_rank",
                      "horovod.torch.local_rank")
-_GLOBAL_RANK_CALLS = ("torch.distributed.get_rank", "deepspeed.comm.get_rank", "horovod.torch.rank")
+_GLOBAL_RANK_CALLS = ("torch.distributed.get_rank", "deepspeed.comm.get_rank", "horovod.torch.rank",
+                      "mmengine.dist.get_rank", "mmengine.dist.utils.get_rank")  # (rank in the world group)
 _PER_NODE_COUNTS_ENV = ("LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE", "SLURM_GPUS_ON_NODE")
 _SPAWN = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
 _SPAWN_INDEX_NAMES = ("rank", "local_rank", "gpu", "device_id", "gpu_id")
@@ -1182,7 +1228,7 @@ def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]
         if name in _GLOBAL_RANK_CALLS:
             group = _argument(expr, 0, "group")
             return "global" if group is None or _is_none(group) else None
-        return None
+        return _returned_rank(model, expr, (), depth) if name is None else None
     if isinstance(expr, ast.IfExp):
         return _rank_of_branches(model, [expr.body, expr.orelse], depth)
     if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
@@ -1200,7 +1246,37 @@ def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]
                 return "spawn-index"
             if binding.name == "local_rank":
                 return "local"
+        if binding is not None and binding.index and isinstance(binding.value, ast.Call) \
+                and len(model.reaching(expr.id, expr)) == 1:
+            return _returned_rank(model, binding.value, binding.index, depth)  # `rank, world = init()`
     return None
+
+
+def _returned_rank(model: SemanticModel, call: ast.Call, index: tuple, depth: int) -> Optional[str]:
+    """The rank a call of a function of this module gives (element `index` of it when unpacked):
+    the one rank every return of the def gives (a not-distributed fallback 0 / -1 aside), its body
+    ending in a return (no implicit None); None for a generator, a coroutine or returns that disagree."""
+    function = _module_function(model, call.func)
+    if not isinstance(function, ast.FunctionDef) or not function.body or not isinstance(function.body[-1], ast.Return):
+        return None
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(function)):
+        return None
+    kinds = set()
+    for ret in _returns(function):
+        value = ret.value
+        for i in index:
+            value = model.value_of(value) if value is not None else None
+            if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts) \
+                    or not -len(value.elts) <= i < len(value.elts):
+                return None
+            value = value.elts[i]
+        if isinstance(value, ast.Constant) and value.value in _NEUTRAL and not isinstance(value.value, bool):
+            continue  # `if not dist.is_initialized(): return 0`
+        kind = _rank(model, value, depth + 1) if value is not None else None
+        if kind is None:
+            return None
+        kinds.add(kind)
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _rank_of_branches(model: SemanticModel, branches: list, depth: int) -> Optional[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import replace
-from typing import Iterator
+from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
 from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, call_arguments, find_gated_collectives,
@@ -127,10 +127,39 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
         yield Report(call.node, f"{short(what, 44)} runs only on {_ranks_past(call.gate.description)}, but "
                      "every rank must call it or the job hangs",
                      fix=_hoist_fix(facts, call, call.collective.label) if movable else None,
-                     needs=("collective-since", (("framework", call.collective.since[0]),
-                                                 ("version", call.collective.since[1])))
-                     if call.collective.since else ("accelerate-launch-shards", ())
-                     if call.collective.launch_shards else None)
+                     needs=_checkpoint_needs(call.collective))
+
+
+def _checkpoint_needs(collective) -> Optional[tuple]:
+    """What the project phase must decide about a rank-gated checkpoint call, if anything."""
+    if collective.since:
+        return ("collective-since", (("framework", collective.since[0]), ("version", collective.since[1])))
+    if collective.launch_shards:
+        return ("accelerate-launch-shards", ())
+    if collective.engine_param:
+        return ("engine-passed", (("function", collective.engine_param[0]), ("param", collective.engine_param[1])))
+    return None
+
+
+@decider("engine-passed")
+def _decide_engine_passed(finding, project, params):
+    """Keep a rank-gated `p.save_checkpoint(...)` in a module function when a module of the project
+    calls that function with a `deepspeed.initialize` engine for `p`; the finding names that call."""
+    from ..facts.program import norm_path
+
+    program, here = project.program, norm_path(finding.path)
+    for caller in sorted(program.modules):
+        for call in program.modules[caller].calls:
+            engines = [a for a in call.arguments if a.wrapper == "engine"]
+            symbol = program.symbol(caller, call.local) if engines else None
+            function = symbol.function if symbol is not None else None
+            if function is None or symbol.name != params["function"] or norm_path(symbol.path) != here:
+                continue
+            if any(function.param_for(a.position, a.keyword, method=False) == params["param"] for a in engines):
+                where = file_label(program.display.get(caller, caller), 22)
+                return replace(finding, message=f"{finding.message} ({where}:{call.row} passes it the engine of "
+                               "deepspeed.initialize)")
+    return None
 
 
 # accelerator.py save_state: DEEPSPEED and MEGATRON_LM call model.save_checkpoint, FSDP save_fsdp_model

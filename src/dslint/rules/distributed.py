@@ -1054,6 +1054,42 @@ def _inference_hops(facts: ScriptFacts, model: SemanticModel, wrapper: Binding,
     return hops
 
 
+def _only_run_untrained(facts: ScriptFacts, model: SemanticModel, wrapper: Binding, trains: bool) -> bool:
+    """`model = DDP(net)` in a function of a file that trains nothing (no backward, optimizer or
+    `.step()`), called (under no-grad: `_inference_hops` saw to that) and neither it nor `net`
+    handed to other code, which might train it."""
+    if trains or not _local(wrapper) or facts.method_calls("backward") or facts.method_calls("step") \
+            or next(facts.calls_with_prefix("torch.optim."), None) is not None:
+        return False
+    if not any(_called(model, use) for use in model.uses_of(wrapper)):
+        return False
+    inner = wrapper.value.args[0]
+    while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in ("cuda", "to"):
+        inner = inner.func.value
+    if not isinstance(inner, ast.Name):
+        return isinstance(inner, ast.Call)  # a model built in the call: `DDP(Net().cuda())`
+    where = facts.context_of(wrapper.value)
+    function = where.function if where is not None else None
+    if function is None or inner.id in {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}:
+        return False
+    for use in ast.walk(function):  # every read of the name in the function: only moved or filled
+        if isinstance(use, ast.Name) and use.id == inner.id and isinstance(use.ctx, ast.Load) and use is not inner:
+            holder = model.parent_of(use)
+            if not (_sets_up(holder) and _called(model, holder)):
+                return False
+            result = model.parent_of(model.parent_of(holder))  # what takes `net.cuda()`: nothing, or `net`
+            if not (isinstance(result, ast.Expr) or model.parent_of(holder) is wrapper.value.args[0] or (
+                    isinstance(result, ast.Assign) and [dotted(t) for t in result.targets] == [inner.id])):
+                return False
+    return True
+
+
+def _sets_up(attribute: ast.AST) -> bool:
+    """`net.cuda()`, `net.load_state_dict(...)`: a method that moves or fills the model."""
+    return isinstance(attribute, ast.Attribute) and attribute.attr in ("cuda", "to", "eval", "load_state_dict", "half",
+                                                                        "float", "bfloat16")
+
+
 def _local(wrapper: Binding) -> bool:
     """Bound to a name of a function: every use of it is in this file, where `uses_of` sees it."""
     return "." not in wrapper.name and wrapper.scope.kind == "function"
@@ -1077,7 +1113,7 @@ def ddp_for_inference(ctx: PythonContext) -> Iterator[Report]:
         if strict and not _local(wrapper):
             continue  # the file trains, and code we cannot see may train this model through it
         hops = _inference_hops(facts, model, wrapper, strict)
-        if hops is None or not (hops or engine):
+        if hops is None or not (hops or engine or _only_run_untrained(facts, model, wrapper, trains)):
             continue
         why = "a deepspeed.init_inference model" if engine else "a model used only for inference"
         yield Report(call, f"DistributedDataParallel around {why} only costs memory and a weight broadcast; use the "

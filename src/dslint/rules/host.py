@@ -339,13 +339,16 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
             how = ""
             if workers.unless_options:
                 value, how = _launch_worker_count(setup, workers, value)
+                args = setup.command.script_args if setup.command is not None else []
+                if workers.per_machine and option_on_command_line(args, workers.unless_options)[0] is not False:
+                    continue  # the CPU count is a command-line default: the launch line passes (or may pass) its own
             key = (setup.script_path, workers.span.start_offset)
             if key not in most or most[key][1] < n:
                 most[key] = (workers, n, setup.script_path, cores, value, how)
     for workers, n, script, cores, value, how in most.values():
         if workers.per_machine:
             yield Report(workers.span,
-                         f"num_workers follows the machine's CPU count in each of {n} ranks per node; size it per "
+                         f"num_workers follows the machine's CPU count{how} in each of {n} ranks per node; size it per "
                          f"rank: len(os.sched_getaffinity(0)) // {n} - 1", path=script)
         elif cores and value is not None and value * n > cores:
             yield Report(workers.span,

@@ -101,7 +101,7 @@ def _named_eval_loops(facts: ScriptFacts, model: SemanticModel):
             continue
         for inner in ast.walk(node):
             target = _forward_target(inner) if isinstance(inner, ast.Call) else None
-            if target is not None and _looks_like_a_model(model, target):
+            if target is not None and _looks_like_a_model(model, target) and not _own_method(model, function, target):
                 yield function, target
                 break
 
@@ -115,11 +115,38 @@ def _looks_like_a_model(model: SemanticModel, target: ast.expr) -> bool:
         isinstance(key, Binding) and key.kind in _NOT_MODELS)
 
 
+def _own_method(model: SemanticModel, function: ast.AST, target: ast.expr) -> bool:
+    """`self.extract_head_from_model(m)` / `cls.build_model(...)`: a method of the function's own
+    class (or of a class of this module it derives from), called like a function, not a module."""
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+            and target.value.id in ("self", "cls")):
+        return False
+    cls = model.class_of(function)
+    return cls is not None and any(isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == target.attr
+                                   for c in class_lineage(model, cls) for s in c.body)
+
+
+def _unit_test_helper(facts: ScriptFacts, function: ast.AST) -> bool:
+    """Every call of the function in its module comes from a `test_` function (`self._test_eval(sizes)`
+    in unittest methods): a helper of unit tests, each of which runs one forward and returns."""
+    name = function.name
+    callers = []
+    for site in facts.calls:
+        func = site.node.func
+        if site.attr != name or not (isinstance(func, ast.Name) or (
+                isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"))):
+            continue
+        callers.append(getattr(site.ctx.function, "name", ""))
+    return bool(callers) and all(c.startswith("test_") for c in callers)
+
+
 def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast.AST, target) -> Optional[Report]:
     facts = ctx.facts
     key = object_of(model, target)
     if key is None or function.name.startswith("test_") or _in_lightning_module(model, function):
         return None  # (a test_ function is a unit test of a forward; Lightning runs its hooks without grad)
+    if _unit_test_helper(facts, function):
+        return None
     calls = model.calls_in(function)
     if _wants_grad(model, function, calls):
         return None

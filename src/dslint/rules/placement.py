@@ -65,8 +65,8 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
 def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
     """A fixed GPU index in a script whose processes each need their own GPU."""
     dist = ctx.dist
-    if not dist.is_multiprocess:
-        return
+    if not dist.is_multiprocess or is_test_module(ctx.path):
+        return  # (a pytest file's multi-process evidence belongs to one test, not to its one-GPU tests)
     if _cvd_set_per_rank(ctx):
         return
     facts = ctx.facts
@@ -408,7 +408,7 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
             continue
         if any(isinstance(a, ast.Starred) for a in site.node.args):
             continue
-        if _other_branch_maps(ctx, site) or loads_cpu_tensors(ctx.facts, site):
+        if _other_branch_maps(ctx, site) or loads_cpu_tensors(ctx.facts, site) or _own_rank_file(ctx, site):
             continue
         if only_rank_zero(ctx.facts, site.node):
             continue  # rank 0's GPU is the one that saved it (cuda:0): no other rank holds a copy there
@@ -485,6 +485,34 @@ def _other_branch_maps(ctx: PythonContext, site) -> bool:
                         len(node.args) > 1 or any(k.arg == "map_location" for k in node.keywords)):
                     return True
     return False
+
+
+_DISTRIBUTION_WORDS = ("distributed", "world", "is_initialized", "ddp")
+
+
+def _own_rank_file(ctx: PythonContext, site) -> bool:
+    """`torch.load(f"queue{dist.get_rank()}.pth")`: the path holds the global rank, so each rank reads
+    the file it wrote itself, whose tensors go back to its own GPU. A value of the path without the
+    rank counts only on the other side of an `if` about being distributed (the one-process path)."""
+    path = site.argument(0, "f")
+    if path is None:
+        return False
+    model = semantic_model(ctx.facts)
+    values = model.values_of(path)
+    ranked = [v for v in values if any(isinstance(n, (ast.Call, ast.Name, ast.Attribute))
+                                       and is_rank_expression(model, n) == "global" for n in ast.walk(v))]
+    if not ranked:
+        return False
+    places = [ctx.facts.context_of(v) for v in ranked]
+    for value in values:
+        if any(value is r for r in ranked):
+            continue
+        where = ctx.facts.context_of(value)
+        if where is None or not any(p is not None and exclusive(where, p) for p in places) or not any(
+                mentions_rank(ctx.facts, guard.test) or any(w in ast.unparse(guard.test).lower() for w in _DISTRIBUTION_WORDS)
+                for guard, _ in where.guards):
+            return False
+    return True
 
 
 @decider("several-ranks")
@@ -595,8 +623,8 @@ def _device_index_uses(facts: ScriptFacts) -> Iterator[tuple[ast.AST, CallSite, 
 def global_rank_as_device(ctx: PythonContext) -> Iterator[Report]:
     """The global rank (0..world_size-1) used as a GPU index: fine on one node, wrong on the second."""
     facts = ctx.facts
-    if not ctx.dist.is_multiprocess:
-        return
+    if not ctx.dist.is_multiprocess or is_test_module(ctx.path):
+        return  # (pytest's multi-process tests start their ranks on one machine)
     model = semantic_model(facts)
     if _single_host_spawn(facts, model):
         return

@@ -1,2 +1,2 @@
 #!/bin/bash
-deepspeed --num_gpus 8 sft.py configs/sft_args.json
+torchrun --nproc_per_node=8 sft.py configs/sft_args.json
