@@ -71,7 +71,6 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
     the rules that report at keys. False, with a note, when a layer is not known (a file not among the
     checked configs, a constant no module defines, a key written into a dict that is not there)."""
     from .link import config_bases, resolve_path
-    from .module_summary import exported_constant
 
     value: dict = {}
     origins: list = []  # (key path in the result, file, document, key path in that document)
@@ -91,7 +90,7 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
                 return False
             file, entries, prefix = found.found, doc.value, ()
         elif layer.kind == "constant":
-            constant = exported_constant(program, setup.script_path, layer.source, "config_constants",
+            constant = program.exported_constant(setup.script_path, layer.source, "config_constants",
                                          exports=setup.summary.module)
             if constant is None:
                 setup.notes["config"] = f"{ref.what}: {layer.source}, imported, is no config dict of a project module"

@@ -9,7 +9,7 @@
   (FunctionSummary.returns_plugin).
 
 The module summaries state these per function; the script records its calls of imported names
-(HelperCall); the linker joins the two (`helper_config_ref`).
+(HelperCall); the linker joins the two (`helper_links.helper_config_ref`).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..model import Span
+from ..sources.names import is_library
 from .config_dicts import NotLiteral
 
 PLUGINS = ("accelerate.utils.DeepSpeedPlugin", "accelerate.DeepSpeedPlugin",
@@ -159,8 +160,6 @@ def helper_calls(facts, semantic, namespaces: bool) -> tuple:
 
 def _project_call(facts, node: ast.Call) -> bool:
     """A call of a name an import of a project module binds, with no `*`/`**` (the import table's view)."""
-    from .module_summary import is_library
-
     root = node.func
     while isinstance(root, ast.Attribute):
         root = root.value
@@ -200,53 +199,3 @@ def _dotted(func: ast.AST) -> str:
         func = func.value
     parts.append(func.id)
     return ".".join(reversed(parts))
-
-
-# -- the linker -----------------------------------------------------------------------------------
-def helper_config_ref(project, setup):
-    """The ConfigRef of the DeepSpeed config a project function called by the script builds, or None:
-    "argument" for the script's parse_args() namespace passed where `deepspeed.initialize` reads the config
-    from it (the script's option of that dest, with its default), "plugin" for the one Accelerator a factory
-    returns."""
-    from .config_dicts import bind_arguments
-    from .module_summary import NO_VALUE
-    from .script_setup import ConfigRef
-
-    facts = setup.facts
-    program = project.program
-    engines, plugins = [], {}
-    for call in facts.helper_calls:
-        found = program.function_called(setup.script_path, call.local)
-        if found is None:
-            continue
-        symbol, function = found
-        if call.namespaces and function.deepspeed_args is not None and not call.skipped and symbol.function is function:
-            param, dest = function.deepspeed_args
-            options = tuple(o for o, (d, _) in facts.argparse_options.items() if d == dest)
-            default = next((value for d, value in facts.argparse_options.values() if d == dest and value), None)
-            position = function.params.index(param) if param in function.params else None
-            if options and any((p is not None and p == position) or k == param for p, k in call.namespaces):
-                engines.append(ConfigRef("argument", "deepspeed", f"args.{dest} ({call.local}(...) in {symbol.path} "
-                                         "passes it to deepspeed.initialize)", call.span, path=default,
-                                         options=options))
-        if function.returns_plugin is not None and symbol.function is function:
-            plugins[(symbol.path, function.returns_plugin[0])] = (call, function)
-    if engines:
-        return engines[0]
-    if len(plugins) != 1 or facts.accelerate:
-        return None
-    call, function = next(iter(plugins.values()))
-    if call.skipped or sum(1 for c in facts.helper_calls if c.local == call.local) != 1:
-        return None
-    bound = bind_arguments(function.params, function.kwonly, function.defaults, call.arguments, dict(call.keywords),
-                           NO_VALUE)
-    if bound is None:
-        return None
-    keywords = []
-    for name, value, _ in function.returns_plugin[1]:
-        if isinstance(value, Param):
-            value = bound.get(value.name, NotLiteral(value.name))
-        # (the keyword is written in the helper's module: findings point at the call in the script)
-        keywords.append((name, value, call.span))
-    return ConfigRef("plugin", "accelerate", f"DeepSpeedPlugin(...) that {call.local}() returns", call.span,
-                     keywords=tuple(keywords))

@@ -15,17 +15,14 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
+from ..sources.names import is_library
 from .config_dicts import NotLiteral, overwritten
 
 _MAX_KEYS = 64  # a module dict with more keys is a table, not keywords: not exported
 _MAX_DEPTH = 4
-# Packages whose names are never a project module's keyword dict.
-_LIBRARIES = frozenset(("torch", "deepspeed", "transformers", "accelerate", "lightning", "pytorch_lightning",
-                        "omegaconf", "hydra", "yaml", "numpy"))
 
 
 @dataclass(frozen=True)
@@ -156,7 +153,7 @@ def _named_parts(model, expr: ast.Name, known, unknown, depth: int, changed) -> 
         return [OpenKeys(expr.id)]
     if binding.kind == "from-import":
         top = (binding.qualname or "").split(".")[0]
-        if top in _LIBRARIES or top in sys.stdlib_module_names:
+        if is_library(top):
             return [OpenKeys(expr.id)]
         head = [ImportedDict(expr.id)]
     elif binding.kind == "assignment" and binding.index is None and binding.value is not None \
@@ -222,25 +219,24 @@ def keyword_dicts(facts, model) -> dict:
 
 def resolved(program, importer: str, keywords: CallKeywords, depth: int = 0) -> CallKeywords:
     """`keywords` with each ImportedDict replaced by the parts of the dict the project module binds it
-    to (`exported_constant`, through re-exports), or by OpenKeys when no project module shows one."""
-    from .module_summary import exported_constant
+    to (`ProgramIndex.exported_constant`, through re-exports), or by OpenKeys when no project module shows one."""
 
     groups = []
     for span, parts in keywords.groups:
-        groups.append((span, tuple(_resolve_parts(program, importer, parts, depth, exported_constant))))
+        groups.append((span, tuple(_resolve_parts(program, importer, parts, depth))))
     return CallKeywords(tuple(groups))
 
 
-def _resolve_parts(program, importer: str, parts: tuple, depth: int, exported_constant) -> list:
+def _resolve_parts(program, importer: str, parts: tuple, depth: int) -> list:
     out: list = []
     for part in parts:
         if not isinstance(part, ImportedDict):
             out.append(part)
             continue
-        found = exported_constant(program, importer, part.local, "keyword_dicts") if depth < 3 else None
+        found = program.exported_constant(importer, part.local, "keyword_dicts") if depth < 3 else None
         if found is None:
             out.append(OpenKeys(f"**{part.local}"))
             continue
         target, _, inner = found
-        out += _resolve_parts(program, target, inner, depth + 1, exported_constant)
+        out += _resolve_parts(program, target, inner, depth + 1)
     return out

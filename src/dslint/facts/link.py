@@ -853,7 +853,7 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
     if setup.lightning is not None and setup.lightning.config is not None:
         refs.insert(0, setup.lightning.config)
     if not refs and facts.helper_calls and setup.lightning is None:
-        from .helper_setups import helper_config_ref
+        from .helper_links import helper_config_ref
 
         helped = helper_config_ref(project, setup)  # `build_engine(model, args)` of engine.py
         if helped is not None:
@@ -1006,11 +1006,10 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
 def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
     """`config=DS_CONFIG` with `from conf import DS_CONFIG`: the dict that module binds the name to."""
     from .config_dicts import with_overwritten
-    from .module_summary import exported_constant
 
     program = project.program
     # (through a package that re-exports it: `from .ds_configs import DS` in hf/__init__.py)
-    found = exported_constant(program, setup.script_path, ref.builder, "config_constants", exports=setup.summary.module)
+    found = program.exported_constant(setup.script_path, ref.builder, "config_constants", exports=setup.summary.module)
     if found is not None:
         target, name, template = found
         path = program.display.get(target, target)

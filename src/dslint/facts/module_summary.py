@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..sources.names import dotted, root_name
+from ..sources.names import dotted, is_library, root_name
 from .collectives import collective_functions, engine_param_saves
 from .config_dicts import DictTemplate, config_dict_names, module_constants, returned_template
 from .keyword_splats import keyword_dicts
@@ -560,10 +559,6 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     return tuple(sorted(called)), out
 
 
-# Packages whose functions the program layer never resolves (with the standard library): a name
-# bound to a call of theirs is not worth following into a summary.
-LIBRARIES = frozenset(("torch", "deepspeed", "accelerate", "lightning", "pytorch_lightning", "transformers", "numpy",
-                       "wandb", "tqdm", "datasets", "megatron", "apex", "PIL", "cv2", "scipy", "pandas", "mpi4py"))
 
 
 def _returned_names(facts: ScriptFacts, imported: set) -> dict:
@@ -593,12 +588,6 @@ def _project_base(facts: ScriptFacts, base: ast.expr) -> bool:
         return True
     head = name.split(".", 1)[0]
     return name != "object" and not (head in facts.imports.names and _library_call(facts, head))
-
-
-def is_library(qualname: str) -> bool:
-    """Is the module (or a name in it) a library's (LIBRARIES, the standard library), not the project's?"""
-    root = qualname.lstrip(".").split(".", 1)[0]
-    return root in LIBRARIES or root in sys.stdlib_module_names
 
 
 def _library_call(facts: ScriptFacts, head: str) -> bool:
@@ -722,7 +711,7 @@ _MAX_CONSTANT = 200  # characters of a string constant worth keeping (a device, 
 def value_constants(facts: ScriptFacts, model) -> dict:
     """NAME -> the str or int of each module-level `NAME = <literal>` (or `NAME: str = ...`) that is
     the name's only binding in the module: not rebound, not assigned under `global`, not in a
-    branch. Another module's `from config import DEVICE` reads it (`exported_constant`)."""
+    branch. Another module's `from config import DEVICE` reads it (`ProgramIndex.exported_constant`)."""
     out: dict = {}
     candidates = []
     for stmt in facts.tree.body:
@@ -744,26 +733,6 @@ def value_constants(facts: ScriptFacts, model) -> dict:
     return out
 
 
-def exported_constant(program, importer: str, local: str, table: str, depth: int = 0,
-                      exports: Optional[ModuleExports] = None) -> Optional[tuple]:
-    """(defining module, name, value) of the entry of `table` ("value_constants", "config_constants")
-    that the name `local` of `importer` was imported as (`from config import DEVICE`), followed through
-    packages that re-export it (`from .config import DEVICE` in an `__init__.py`), at most 3 hops;
-    None when it is no such constant of a project module."""
-    exports = exports if exports is not None else program.modules.get(importer)
-    if exports is None or depth > 3:
-        return None
-    for ref in exports.imports:
-        name = next((name for name, bound in ref.names if bound == local), None)
-        target = program.module_file(importer, ref.module, ref.level) if name else None
-        found = program.modules.get(target) if target is not None else None
-        if found is None:
-            continue
-        value = getattr(found, table).get(name)
-        if value is not None:
-            return target, name, value
-        return exported_constant(program, target, name, table, depth + 1)
-    return None
 
 
 def function_tables(facts: ScriptFacts, callables: set) -> dict:

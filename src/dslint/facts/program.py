@@ -66,6 +66,27 @@ class ProgramIndex:
         self._found: dict[tuple, Optional[str]] = {}
 
     # -- imports ---------------------------------------------------------------------------
+    def exported_constant(self, importer: str, local: str, table: str, depth: int = 0,
+                          exports: Optional[ModuleExports] = None) -> Optional[tuple]:
+        """(defining module, name, value) of the entry of `table` ("value_constants", "config_constants",
+        "keyword_dicts") that the name `local` of `importer` was imported as (`from config import
+        DEVICE`), followed through packages that re-export it (`from .config import DEVICE` in an
+        `__init__.py`), at most 3 hops; None when it is no such constant of a project module."""
+        exports = exports if exports is not None else self.modules.get(importer)
+        if exports is None or depth > 3:
+            return None
+        for ref in exports.imports:
+            name = next((name for name, bound in ref.names if bound == local), None)
+            target = self.module_file(importer, ref.module, ref.level) if name else None
+            found = self.modules.get(target) if target is not None else None
+            if found is None:
+                continue
+            value = getattr(found, table).get(name)
+            if value is not None:
+                return target, name, value
+            return self.exported_constant(target, name, table, depth + 1)
+        return None
+
     def module_file(self, importer: str, module: str, level: int = 0) -> Optional[str]:
         """The project file an import names, or None (a library, or not found)."""
         if not level and module.split(".", 1)[0] not in self._heads:

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from ..sources.names import dotted
+from ..sources.names import dotted, is_library
 from .cuda import selects_device, set_device_sites
 from .distributed import evidence_by_function
 from .script import CallSite, ScriptFacts, literal
@@ -237,8 +237,6 @@ def _selections(facts: ScriptFacts) -> dict:
 def project_call(facts: ScriptFacts, site: CallSite) -> bool:
     """A call of a name an import binds, not rooted in the standard library or a known framework
     (`from dist_utils import setup; setup()`, `utils.init()`): maybe a project function."""
-    from .module_summary import is_library
-
     head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
     if site.receiver is None and not isinstance(site.node.func, ast.Name):
         return False
@@ -251,8 +249,6 @@ def imports_at_load(facts: ScriptFacts) -> list:
     """(statement, module, level, names) of each import that runs whenever the module is loaded (module
     level, under no `if`) and may name a project module (relative, or rooted outside the standard
     library and the known frameworks)."""
-    from .module_summary import is_library
-
     out = []
     for node, ctx in facts.of_type(ast.Import) + facts.of_type(ast.ImportFrom):
         if not ctx.at_import_time or ctx.guards:

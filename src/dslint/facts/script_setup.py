@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..model import Span
-from ..sources.names import dotted, root_name
+from ..sources.names import dotted, is_library, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
@@ -46,8 +45,6 @@ PIPELINE_MODULES = ("deepspeed.pipe.PipelineModule", "deepspeed.runtime.pipe.Pip
                     "deepspeed.runtime.pipe.module.PipelineModule")
 # Packages whose functions never build a config of the project (`json.load`, `deepspeed.*`): not a builder.
 _CPU_COUNTS = ("os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")  # the machine's, not the rank's
-_LIBRARIES = frozenset(("hjson", "yaml", "deepspeed", "torch", "transformers", "accelerate", "lightning",
-                        "pytorch_lightning", "omegaconf", "hydra"))
 # deepspeed/__init__.py _add_core_arguments: the options `deepspeed.add_config_arguments` adds.
 DEEPSPEED_CONFIG_OPTIONS = ("--deepspeed_config", "--deepscale_config")
 
@@ -528,7 +525,7 @@ class _Extractor:
         if binding is None or binding.kind != "from-import":
             return None
         top = (binding.qualname or "").split(".")[0]
-        if top in _LIBRARIES or top in sys.stdlib_module_names:
+        if is_library(top):
             return None
         paths = overwritten(self.model, binding, expr)
         if paths is None:
@@ -545,7 +542,7 @@ class _Extractor:
         if binding is None or binding.kind not in ("import", "from-import", "def"):
             return None
         top = (binding.qualname or "").split(".")[0]
-        if binding.kind != "def" and (top in _LIBRARIES or top in sys.stdlib_module_names):
+        if binding.kind != "def" and is_library(top):
             return None
         if any(isinstance(a, ast.Starred) for a in expr.args) or any(k.arg is None for k in expr.keywords):
             return None  # which parameters the call binds is not known

@@ -150,7 +150,6 @@ def spawn_ports(facts: ScriptFacts) -> list[PortSource]:
 def port_of(program: Any, path: str, source: PortSource) -> Optional[int]:
     """The port `source` proves, reading another module's constant or class default through the program
     layer; None when unknown, or when another module may call a worker it went through."""
-    from .module_summary import exported_constant
     from .program import norm_path
 
     path = norm_path(path)
@@ -158,7 +157,7 @@ def port_of(program: Any, path: str, source: PortSource) -> Optional[int]:
         return None
     value = source.value
     if source.constant is not None:
-        found = exported_constant(program, path, source.constant, "value_constants")
+        found = program.exported_constant(path, source.constant, "value_constants")
         value = found[2] if found is not None else None
     elif source.klass is not None:
         value = program.field_default(path, source.klass, source.field)[0]

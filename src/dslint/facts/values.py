@@ -92,7 +92,7 @@ def traced_constant(model: SemanticModel, expr: Optional[ast.AST], *, hops: int 
 def imported_name(model: SemanticModel, expr: Optional[ast.AST], *, hops: int = 4) -> Optional[tuple]:
     """(the from-import binding, the assigned values on the way) when `expr` stands for a name
     imported from another module, through names bound once (`device = DEVICE`) and a
-    `torch.device(DEVICE)` of it: the value is that module's (module_summary.exported_constant
+    `torch.device(DEVICE)` of it: the value is that module's (ProgramIndex.exported_constant
     reads it in the project phase); None otherwise."""
     node, trail = expr, []
     for _ in range(hops):

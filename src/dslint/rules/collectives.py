@@ -12,7 +12,7 @@ from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, ca
                                  passes_flag)
 from ..facts.conditions import rank_gate, rank_tests
 from ..facts.link import link_setups
-from ..facts.module_summary import is_library
+from ..sources.names import is_library
 from ..facts.script import ScriptFacts
 from ..facts.summary import summary_extractor
 from ..facts.zero3_reads import module_reads

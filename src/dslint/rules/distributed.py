@@ -12,7 +12,8 @@ from ..facts.conditions import grad_disabled_at
 from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
-from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method, is_library
+from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method
+from ..sources.names import is_library
 from ..facts.objects import arguments_for
 from ..facts.values import constructor_fields, imported_constructor_fields
 from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,

@@ -13,7 +13,6 @@ from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiproc
 from ..facts.lightning_strategies import strategy_entry
 from ..facts.link import launches_may_pass, single_process_launches
 from ..facts.loads import loads_cpu_tensors
-from ..facts.module_summary import exported_constant
 from ..facts.program import is_test_module, norm_path
 from ..facts.program_effects import (device_selections, function_effects, import_touches_cuda, imports_at_load,
                                      local_callee, project_call)
@@ -325,7 +324,7 @@ def _decide_imported_device(finding, project, params):
     by a package) that is one fixed GPU, and a launch of its program starts several processes."""
     if single_process_launches(project, finding.path):
         return None
-    found = exported_constant(project.program, norm_path(finding.path), params["local"], "value_constants")
+    found = project.program.exported_constant(norm_path(finding.path), params["local"], "value_constants")
     if found is None:
         return None
     target, name, value = found

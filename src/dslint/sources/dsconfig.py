@@ -246,4 +246,4 @@ def deepspeed_config_kind(path: str, value: Any) -> Optional[str]:
         return None
     from .not_deepspeed import is_doubtful
 
-    return "doubtful" if is_doubtful(value) else "config"
+    return "doubtful" if is_doubtful(value, DEEPSPEED_MARKER_KEYS) else "config"

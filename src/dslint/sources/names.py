@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import sys
 
 # Namespace prefixes that are the same package under another name (longest first).
 _PREFIX_ALIASES: tuple[tuple[str, str], ...] = (
@@ -121,3 +122,16 @@ def dotted(expr: ast.AST) -> str | None:
 def root_name(expr: ast.AST) -> ast.Name | None:
     """The Name a Name/Attribute chain starts from (`utils` in `utils.dist.setup`), else None."""
     return attribute_chain(expr)[0]
+
+
+# Packages whose functions the program layer never resolves (with the standard library): a name
+# imported from one is never a project module's function, constant or config.
+LIBRARIES = frozenset(("torch", "deepspeed", "accelerate", "lightning", "pytorch_lightning", "transformers", "numpy",
+                       "wandb", "tqdm", "datasets", "megatron", "apex", "PIL", "cv2", "scipy", "pandas", "mpi4py",
+                       "hjson", "yaml", "omegaconf", "hydra"))
+
+
+def is_library(qualname: str) -> bool:
+    """Is the module (or a name in it) a library's (LIBRARIES, the standard library), not the project's?"""
+    root = qualname.lstrip(".").split(".", 1)[0]
+    return root in LIBRARIES or root in sys.stdlib_module_names

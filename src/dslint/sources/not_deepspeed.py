@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .dsconfig import DEEPSPEED_MARKER_KEYS
-
 # TrainingArguments fields (transformers 5.24 training_args.py, plus 4.x names since removed:
 # evaluation_strategy, overwrite_output_dir, logging_dir, warmup_ratio, per_gpu_*_batch_size,
 # no_cuda) that no DeepSpeed config section reads. Optimizer-ish fields a DeepSpeed config writer
@@ -39,14 +37,15 @@ HF_TRAINER_ONLY_KEYS = frozenset({
 _PRECISION_KEYS = ("fp16", "bf16", "bfloat16")
 
 
-def is_doubtful(value: dict) -> bool:
-    """Does this dict, which has DeepSpeed marker keys, carry evidence that it is another kind of file?"""
+def is_doubtful(value: dict, markers: frozenset) -> bool:
+    """Does this dict, which has DeepSpeed marker keys (`markers`: sources/dsconfig.py's), carry evidence
+    that it is another kind of file?"""
     keys = [key for key in value if isinstance(key, str)]
     if "deepspeed" in value or sum(1 for key in keys if key in HF_TRAINER_ONLY_KEYS) >= 2:
         return True
-    if all(key in DEEPSPEED_MARKER_KEYS for key in keys):
+    if all(key in markers for key in keys):
         return False  # (without reading the schema's key tables)
-    known = _known_top_level()
+    known = _known_top_level() | markers
     keys = [key for key in keys if not key.startswith(("_", "//", "#"))]  # (comments, by convention)
     unknown = sum(1 for key in keys if key not in known)
     if not unknown:
@@ -64,7 +63,7 @@ def _known_top_level() -> frozenset:
     from ..dsconfig_schema.tables import toplevel
     from ..dsconfig_schema.versions import SUPPORTED_VERSIONS
 
-    known: set = set(toplevel.FOREIGN_KEYS) | set(toplevel.DEPRECATED_TOP_LEVEL) | DEEPSPEED_MARKER_KEYS
+    known: set = set(toplevel.FOREIGN_KEYS) | set(toplevel.DEPRECATED_TOP_LEVEL)
     for version in SUPPORTED_VERSIONS:
         known |= top_level_keys(version)
         known |= set(toplevel.REMOVED_TOP_LEVEL.get(version, {}))
