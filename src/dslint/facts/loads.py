@@ -11,7 +11,8 @@ when it writes the file itself from something that is no model state:
 - `torch.save(progress.state_dict(), ...)` where `progress` is (by its annotation or its constructor)
   an instance of a class of this module whose `state_dict()` returns a dict literal of its fields,
   each annotated with a type that holds no tensor (`int`, `Optional[str]`, `dict[str, float]`; an
-  `Any` container only where the field holds a data loader's or sampler's state, made on the CPU).
+  `Any` container only where the field holds a data loader's or sampler's state, made on the CPU);
+- every read of the loaded value is `torch.from_numpy(...)` (of it or of an item): numpy arrays.
 """
 from __future__ import annotations
 
@@ -34,6 +35,8 @@ def loads_cpu_tensors(facts: ScriptFacts, site: CallSite) -> Optional[str]:
     """Why the module shows this torch.load reads CPU tensors (a few words), or None."""
     if _in_dataset(facts, site):
         return "a Dataset reads its samples on the CPU"
+    if _read_as_numpy(facts, site):
+        return "every read of it is torch.from_numpy(...): the file holds numpy arrays"
     path = site.argument(0, "f")
     if path is None:
         return None
@@ -47,6 +50,29 @@ def loads_cpu_tensors(facts: ScriptFacts, site: CallSite) -> Optional[str]:
     if name and (id(site.ctx.function), name) in names:
         return "the module saved this file from the CPU"
     return None
+
+
+def _read_as_numpy(facts: ScriptFacts, site: CallSite) -> bool:
+    """`torch.from_numpy(torch.load(p)[k])`, or `x = torch.load(p)` with every read of `x` such a call:
+    from_numpy takes only numpy arrays (a tensor is a TypeError), so the file holds no tensor."""
+    if not facts.calls_to("torch.from_numpy"):
+        return False
+    model = semantic_model(facts)
+
+    def into_from_numpy(node: ast.AST) -> bool:
+        parent = model.parent_of(node)
+        while isinstance(parent, ast.Subscript) and parent.value is node:
+            node, parent = parent, model.parent_of(parent)
+        return isinstance(parent, ast.Call) and parent.args[:1] == [node] and not parent.keywords \
+            and model.resolve(parent.func) == "torch.from_numpy"
+
+    if into_from_numpy(site.node):
+        return True
+    bound = [b for b in model.names_bound_to("torch.load") if b.value is site.node and b.index is None]
+    if len(bound) != 1 or bound[0].kind != "assignment":
+        return False
+    uses = model.uses_of(bound[0])
+    return bool(uses) and all(isinstance(use, ast.Name) and into_from_numpy(use) for use in uses)
 
 
 def _in_dataset(facts: ScriptFacts, site: CallSite) -> bool:

@@ -145,7 +145,7 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
     key = object_of(model, target)
     if key is None or function.name.startswith("test_") or _in_lightning_module(model, function):
         return None  # (a test_ function is a unit test of a forward; Lightning runs its hooks without grad)
-    if _unit_test_helper(facts, function):
+    if _unit_test_helper(facts, function) or _forward_of_a_class(facts, function):
         return None
     calls = model.calls_in(function)
     if _wants_grad(model, function, calls):
@@ -162,6 +162,14 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
                        Applicability.UNSAFE, row=function.lineno, name=function.name, torch=torch_name)
     return Report(forwards[0], f"{short(function.name, 24)}() evaluates {short(ast.unparse(target), 24)} with autograd "
                   "on, so every forward keeps its activations; run it under torch.no_grad()", fix=fix)
+
+
+def _forward_of_a_class(facts: ScriptFacts, function: ast.AST) -> bool:
+    """`forward` (or `__call__`) of a class: a module's forward runs in its caller's grad mode, and the
+    caller decides (`@torch.no_grad() def generate(...): self.vocoder(x)`); the evaluation loop that
+    calls it is where autograd should be off."""
+    return getattr(function, "name", None) in ("forward", "__call__") and any(
+        function in klass.body for klass in facts.classes.values())
 
 
 def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> Optional[Report]:
