@@ -363,27 +363,39 @@ class _Evaluator:
         """A parameter of a top-level function that the module runs as `fire.Fire(fn)` and calls nowhere
         else: its default, which the launch line may override (`--name`, `--name=v`, `-name`, `--noname`,
         `-n`, or any positional word: fire binds those to the parameters in order); UNKNOWN without one."""
+        found = self._cli_parameter(expr, ("fire.Fire",), "component")
+        if not isinstance(found, tuple):
+            return found
+        binding, function, _ = found
+        if binding.node not in function.args.args + function.args.kwonlyargs + getattr(function.args, "posonlyargs", []):
+            return UNKNOWN  # `*args`/`**kwargs`
+        if binding.default is None:
+            return UNKNOWN  # fire requires it on the command line
+        self.options += [f"--{binding.name}", FIRE_WORDS]
+        self.defaults.append(binding.default)
+        return self.value(binding.default, depth + 1)
+
+    def _cli_parameter(self, expr: ast.Name, runners: tuple, argument: str) -> Any:
+        """(parameter binding, its function, the runner's call) when `expr` is a parameter of a top-level
+        function that the module hands to one of `runners` (`fire.Fire(fn)`, jsonargparse's `CLI(fn)`) as
+        its first argument or keyword `argument`, and names nowhere else; _NOT_MINE when it is none;
+        UNKNOWN when the function is named elsewhere too (called with other values)."""
         binding = self.model.binding_of(expr)
         if binding is None or binding.kind != "parameter":
             return _NOT_MINE
-        sites = self.model.facts.calls_to("fire.Fire")
+        sites = self.model.facts.calls_to(*runners)
         function = binding.scope.node
         if not sites or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 or not any(stmt is function for stmt in self.model.tree.body):
             return _NOT_MINE
         for site in sites:
-            component = _argument(site.node, 0, "component")
+            component = _argument(site.node, 0, argument)
             defined = self.model.binding_of(component) if isinstance(component, ast.Name) else None
             if defined is None or defined.kind != "def" or defined.node is not function:
                 continue
-            if self.model.uses_of(defined) != [component] or binding.node not in function.args.args + \
-                    function.args.kwonlyargs + getattr(function.args, "posonlyargs", []):
-                return UNKNOWN  # called elsewhere too, or `*args`/`**kwargs`
-            if binding.default is None:
-                return UNKNOWN  # fire requires it on the command line
-            self.options += [f"--{binding.name}", FIRE_WORDS]
-            self.defaults.append(binding.default)
-            return self.value(binding.default, depth + 1)
+            if self.model.uses_of(defined) != [component]:
+                return UNKNOWN
+            return binding, function, site
         return _NOT_MINE
 
     def _typer_default(self, expr: ast.Name, depth: int) -> Any:
@@ -428,28 +440,17 @@ class _Evaluator:
         (_cli.py auto_cli), so its default holds unless the launch line passes one of those; UNKNOWN
         for a required (positional) parameter, `*args`/`**kwargs`, or a CLI call with other defaults
         (`set_defaults=`, `default_config_files=`, `default_env=`, `args=`)."""
-        binding = self.model.binding_of(expr)
-        if binding is None or binding.kind != "parameter":
-            return _NOT_MINE
-        sites = self.model.facts.calls_to(*_JSONARGPARSE_CLI)
-        function = binding.scope.node
-        if not sites or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                or not any(stmt is function for stmt in self.model.tree.body):
-            return _NOT_MINE
-        for site in sites:
-            component = _argument(site.node, 0, "components")
-            defined = self.model.binding_of(component) if isinstance(component, ast.Name) else None
-            if defined is None or defined.kind != "def" or defined.node is not function:
-                continue
-            if self.model.uses_of(defined) != [component] or len(site.node.args) > 1 \
-                    or any(k.arg not in _JSONARGPARSE_PLAIN for k in site.node.keywords):
-                return UNKNOWN
-            if binding.default is None or binding.node not in function.args.args + function.args.kwonlyargs:
-                return UNKNOWN
-            self.options += [f"--{binding.name}", "--config"]
-            self.defaults.append(binding.default)
-            return self.value(binding.default, depth + 1)
-        return _NOT_MINE
+        found = self._cli_parameter(expr, _JSONARGPARSE_CLI, "components")
+        if not isinstance(found, tuple):
+            return found
+        binding, function, site = found
+        if len(site.node.args) > 1 or any(k.arg not in _JSONARGPARSE_PLAIN for k in site.node.keywords):
+            return UNKNOWN
+        if binding.default is None or binding.node not in function.args.args + function.args.kwonlyargs:
+            return UNKNOWN
+        self.options += [f"--{binding.name}", "--config"]
+        self.defaults.append(binding.default)
+        return self.value(binding.default, depth + 1)
 
     def _instance_field(self, expr: ast.Attribute, depth: int) -> Any:
         model = self.model
