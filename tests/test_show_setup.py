@@ -71,3 +71,19 @@ def test_show_setup_with_a_node_count_from_a_variable(tmp_path):
     assert "ranks per node  8 (--nproc_per_node=8 at run.sh:1)" in block
     [nodes] = [line for line in block if line.startswith("nodes ")]
     assert "unknown" in nodes
+
+
+def test_a_fifo_named_as_a_hostfile_or_an_args_file_does_not_block_the_check(tmp_path):
+    """Files the project phase reads beside the checked ones (a `deepspeed -H` hostfile, the
+    TrainingArguments file a launch line names) are read as regular files only."""
+    import os
+
+    os.mkfifo(tmp_path / "hostfile")
+    os.mkfifo(tmp_path / "args.json")
+    (tmp_path / "run.sh").write_text("deepspeed -H hostfile train.py\ntorchrun --nproc_per_node=2 sft.py args.json\n")
+    (tmp_path / "train.py").write_text("import deepspeed\nengine, *_ = deepspeed.initialize(model=None, config='ds.json')\n")
+    (tmp_path / "sft.py").write_text("import sys\nfrom transformers import HfArgumentParser, TrainingArguments\n"
+                                     "(args,) = HfArgumentParser(TrainingArguments).parse_json_file(sys.argv[1])\n")
+    proc = subprocess.run([sys.executable, "-m", "dslint", "check", ".", "--no-cache"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in proc.stderr and proc.returncode in (0, 1), proc.stderr

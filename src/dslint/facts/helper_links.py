@@ -3,8 +3,7 @@ the linking half of facts/helper_setups.py, whose per-module facts (`deepspeed_a
 it reads from the program."""
 from __future__ import annotations
 
-from .config_dicts import NotLiteral, bind_arguments
-from .helper_setups import Param
+from .config_dicts import NotLiteral, Param, bind_arguments
 from .module_summary import NO_VALUE
 from .script_setup import ConfigRef
 

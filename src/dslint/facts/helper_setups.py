@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..model import Span
-from ..sources.names import is_library
-from .config_dicts import NotLiteral
+from ..sources.names import dotted, is_library, root_name
+from .config_dicts import NotLiteral, Param
 
 PLUGINS = ("accelerate.utils.DeepSpeedPlugin", "accelerate.DeepSpeedPlugin",
            "accelerate.utils.dataclasses.DeepSpeedPlugin")
@@ -28,13 +28,6 @@ _ARGS_FIELDS = ("deepspeed_config", "deepscale_config")  # what initialize reads
 # Accelerator methods a training script calls on the one it builds or gets
 _ACCELERATOR_USES = ("prepare", "backward", "accumulate", "unwrap_model", "wait_for_everyone", "gather_for_metrics",
                      "prepare_model", "autocast", "clip_grad_norm_", "save_state")
-
-
-@dataclass(frozen=True)
-class Param:
-    """A plugin keyword whose value is the helper's parameter `name` (the caller binds it)."""
-
-    name: str
 
 
 @dataclass(frozen=True)
@@ -115,15 +108,13 @@ def returned_plugin(model, lines, function: ast.AST, calls: list, returns: list)
 
 
 def _plugin_value(model, expr: ast.AST, function: ast.AST, params: set) -> Any:
-    try:
-        return ast.literal_eval(expr)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        pass
-    if isinstance(expr, ast.Name) and expr.id in params:
+    """A literal, a Param (the caller binds it), else a NotLiteral."""
+    value = _literal(expr)
+    if isinstance(value, NotLiteral) and isinstance(expr, ast.Name) and expr.id in params:
         binding = model.binding_of(expr)
         if binding is not None and binding.kind == "parameter" and binding.scope.node is function:
             return Param(expr.id)
-    return NotLiteral(ast.unparse(expr)[:60])
+    return value
 
 
 # -- the script's calls -----------------------------------------------------------------------------
@@ -160,11 +151,9 @@ def helper_calls(facts, semantic, namespaces: bool) -> tuple:
 
 def _project_call(facts, node: ast.Call) -> bool:
     """A call of a name an import of a project module binds, with no `*`/`**` (the import table's view)."""
-    root = node.func
-    while isinstance(root, ast.Attribute):
-        root = root.value
+    root = root_name(node.func)
     names = facts.imports.names
-    if not isinstance(root, ast.Name) or root.id not in facts.imports.relative and (
+    if root is None or root.id not in facts.imports.relative and (
             root.id not in names or is_library(names[root.id])):
         return False
     return not any(isinstance(a, ast.Starred) for a in node.args) and not any(k.arg is None for k in node.keywords)
@@ -173,7 +162,7 @@ def _project_call(facts, node: ast.Call) -> bool:
 def _helper_call(facts, node: ast.Call, ctx, spaces: tuple) -> HelperCall:
     from .program_effects import may_not_run
 
-    return HelperCall(local=_dotted(node.func), span=facts.lines.span_of_node(node),
+    return HelperCall(local=dotted(node.func), span=facts.lines.span_of_node(node),
                       arguments=tuple(_literal(a) for a in node.args),
                       keywords=tuple((k.arg, _literal(k.value)) for k in node.keywords),
                       namespaces=spaces, skipped=may_not_run(facts, _At(node, ctx)))
@@ -190,12 +179,3 @@ def _literal(arg: ast.AST) -> Any:
         return ast.literal_eval(arg)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return NotLiteral(ast.unparse(arg)[:60])
-
-
-def _dotted(func: ast.AST) -> str:
-    parts = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    parts.append(func.id)
-    return ".".join(reversed(parts))

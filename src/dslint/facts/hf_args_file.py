@@ -59,7 +59,9 @@ def _read(project: Any, written: str, kind: str, bases: list) -> Any:
     if kind == "yaml":
         doc = yaml_configs.read_yaml(str(real), str(real))
         return doc.value if doc is not None and doc.error is None else None
+    from ..sources.files import read_regular
+
     try:
-        return json.loads(real.read_text(errors="replace"))
-    except (OSError, ValueError):
+        return json.loads(read_regular(str(real)).decode("utf-8", errors="replace"))  # (never a FIFO)
+    except (OSError, ValueError, RecursionError):
         return None

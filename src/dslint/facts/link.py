@@ -573,8 +573,10 @@ def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], com
     for base, _ in bases:
         project.note_input(str(base / facts.given["hostfile"]))  # (one that appears later changes the world)
     found = resolve_path(project, {}, facts.given["hostfile"], bases)
+    from ..sources.files import read_regular  # (never a FIFO)
+
     try:
-        text = found.real.read_text(errors="replace") if found.real is not None else None
+        text = read_regular(str(found.real)).decode("utf-8", errors="replace") if found.real is not None else None
     except OSError:
         text = None
     from ..sources.launch.facts import apply_deepspeed_world, deepspeed_world, parse_hostfile
@@ -897,18 +899,8 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             _plugin_config(setup, ref, link)
             setup.config = link
             return
-        elif ref.how == "built":
-            if _built_config(project, setup, ref, link):
-                setup.config = link
-                return
-        elif ref.how == "imported":
-            if _imported_config(project, setup, ref, link):
-                setup.config = link
-                return
-        elif ref.how == "layered":
-            from .config_overlays import layered_config
-
-            if layered_config(project, setup, ref, link):
+        elif ref.how in ("built", "imported", "layered"):  # a config the project's code builds
+            if _code_config(ref.how)(project, setup, ref, link):
                 setup.config = link
                 return
         if written:
@@ -1001,6 +993,16 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
     link.ref_span, link.ref_path = ref.span, setup.script_path
     link.key_spans, link.key_path = dict(template.spans), symbol.path
     return True
+
+
+def _code_config(how: str):
+    """The reader of a config the project's code builds: by a function call ("built"), as an imported
+    module constant ("imported"), in layers of files and literal changes ("layered")."""
+    if how == "layered":
+        from .config_overlays import layered_config
+
+        return layered_config
+    return _built_config if how == "built" else _imported_config
 
 
 def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
