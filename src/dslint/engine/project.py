@@ -79,7 +79,7 @@ def read_launched_plain_scripts(project: Project, results: list[FileResult], set
     framework words, e.g. a `tasks/main.py` that reaches torch only through project modules): check it
     as a script and put it in `project`, in place of its plain result (not cached: the upgrade depends
     on the launch files, not on the script's content)."""
-    from ..facts.link import launched_files
+    from ..facts.link import forget_unresolved_script_links, launched_files
 
     if not project.launches:
         return
@@ -103,7 +103,7 @@ def read_launched_plain_scripts(project: Project, results: list[FileResult], set
             project.modules[result.source.path] = full.summary.module
         changed = True
     if changed:
-        project.__dict__.pop("_script_links", None)  # (they were resolved against the smaller table)
+        forget_unresolved_script_links(project)  # (they were resolved against the smaller table)
 
 
 

@@ -427,6 +427,15 @@ def script_link(project: "Project", launch_path: str, command) -> PathLink:
     return found[1]
 
 
+def forget_unresolved_script_links(project: "Project") -> None:
+    """After scripts joined `project.scripts`: drop the memoised links that found no script (they may
+    find one now); a link that found one keeps it (what it names on disk does not depend on the table)."""
+    memo = project.__dict__.get("_script_links")
+    if memo:
+        for key in [key for key, (_, link) in memo.items() if link.found is None]:
+            del memo[key]
+
+
 def starts_a_script(command) -> bool:
     """Does the launch line start a Python file: a script path, or a module (`-m pkg.train`, `--module`)?"""
     return bool(command.script or getattr(command, "module", None))
