@@ -15,7 +15,9 @@ Rounds (2026-12-01): 1: 36 setups (facts in other modules, values through names,
 worlds); 2: 53 (framework front ends, configs as dicts, shell functions, class hierarchies);
 3: 37 (module launches, packages and re-exports, FSDP2/DeviceMesh, accelerate-built configs);
 4: 34 (configs merged or loaded at runtime, CLI frameworks, pipeline parallelism, heterogeneous
-Slurm jobs), written last: its misses are the next session's work.
+Slurm jobs); 5: 50 (the stage after the facts of round 4); 6: 60 (values through returned dicts and
+dataclass instances, helpers that receive the engine or model, YAML and Hydra-node configs, CPU-only
+spawned workers), written last: its misses are the next session's work.
 """
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+from .stream import build_loader
