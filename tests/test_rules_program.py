@@ -201,6 +201,10 @@ def main(batches, model):
         noise = torch.randn(x.shape, device="cuda:1")
         model(x + noise)
     print(torch.cuda.get_device_properties(torch.device("cuda:0")).name)
+
+
+if __name__ == "__main__":
+    main([], None)
 """})
     rows = sorted(f.span.start.row for f in project.check().findings if f.code == "DSL101")
     assert rows == [12, 13]

@@ -653,6 +653,8 @@ class ModuleExports:
     # local name of an imported callable -> (Span of its first call that always runs, or of its first
     # call; whether every call may be skipped: under an `if`, after a guarded return)
     called_at: dict = field(default_factory=dict)
+    # the local names of `called` with a call where autograd is on (not under torch.no_grad() and the like)
+    called_with_grad: tuple = ()
     # NAME -> (function name, ...) for a module-level dict/list/tuple of functions (`LOADERS =
     # {"a": build_a, "b": build_b}`) that the module never changes: `LOADERS[key](...)` calls one of them
     function_tables: dict = field(default_factory=dict)
@@ -675,6 +677,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         local for ref in exports.imports for _, local in ref.names}
     exports.called, exports.calls = project_calls(facts, imported, summariser)
     exports.called_at = _called_at(facts, imported, set(exports.called))
+    exports.called_with_grad = _called_with_grad(facts, imported, set(exports.called))
     exports.import_time_cuda = import_time_cuda(facts)
     exports.selects_device = any(f.selects_device for f in exports.functions.values()) or any(
         m.selects_device for c in exports.classes.values() for m in c.methods.values()) or any(
@@ -795,12 +798,37 @@ def _called_at(facts: ScriptFacts, imported: set, called: set) -> dict:
     return out
 
 
+def _called_with_grad(facts: ScriptFacts, imported: set, called: set) -> tuple:
+    """ModuleExports.called_with_grad: the called project names of which some call records autograd."""
+    from .conditions import autograd_off
+
+    out = set()
+    for site in facts.calls:
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+        if head in imported and local in called and local not in out and not autograd_off(facts, site.node):
+            out.add(local)
+    return tuple(sorted(out))
+
+
 def import_time_cuda(facts: ScriptFacts) -> Optional[tuple]:
     """(row, what) of the first call at import time that creates a CUDA context (see ModuleExports)."""
     found = [(site.node.lineno, site.node.col_offset, why) for site in facts.calls if site.ctx.at_import_time
-             and not any("is_available" not in ast.unparse(g.test) for g, _ in site.ctx.guards)
+             and all(_holds_with_a_gpu(g.test, branch) for g, branch in site.ctx.guards)
              and (why := cuda_touch(site, facts))]
     return min(found)[::2] if found else None
+
+
+def _holds_with_a_gpu(test: ast.AST, branch: bool) -> bool:
+    """Is the `branch` of `if test` taken whenever a GPU is there (`torch.cuda.is_available()`, an
+    `and` of such tests)? Any other condition (`"PYTEST_CURRENT_TEST" in os.environ and ...`, a flag)
+    may keep the import-time code from running: unknown, so not counted."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _holds_with_a_gpu(test.operand, not branch)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if branch else ast.Or):
+        return all(_holds_with_a_gpu(value, branch) for value in test.values)
+    return branch and isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) \
+        and test.func.attr == "is_available" and not test.args
 
 
 def _says_something(function: FunctionSummary) -> bool:

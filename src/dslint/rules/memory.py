@@ -13,6 +13,8 @@ from typing import Iterator, Optional
 
 from ..facts.bindings import Binding, SemanticModel, semantic_model
 from ..facts.conditions import autograd_off, runs_before
+from ..facts.cuda import DDP, FSDP
+from ..facts.program_callers import callers_with_grad
 from ..facts.objects import (callee_name, class_lineage, module_name_at, object_of, object_with_arguments, passed_on,
                              self_class)
 from ..facts.script import CallSite, ScriptFacts, iterated_expression
@@ -21,7 +23,7 @@ from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from .context import PythonContext
-from .registry import Report, python_rule, short
+from .registry import Report, decider, python_rule, short
 
 # -- which model an expression is ------------------------------------------------------------------
 
@@ -40,9 +42,17 @@ def _runs(model: SemanticModel, call: ast.Call, key) -> bool:
 
 
 def _method_of(model: SemanticModel, call: ast.Call, names, key) -> bool:
-    """`<the model>.<one of names>(...)`."""
+    """`<the model>.<one of names>(...)`, also on the wrapper that holds it (`model = DDP(model);
+    model.train()` sets the wrapped module's mode too)."""
     func = call.func
-    return isinstance(func, ast.Attribute) and func.attr in names and object_of(model, func.value) == key
+    if not (isinstance(func, ast.Attribute) and func.attr in names):
+        return False
+    found = object_of(model, func.value)
+    return found == key or (isinstance(found, ast.Call) and model.resolve(found.func) in _WRAPPERS
+                            and bool(found.args) and object_of(model, found.args[0]) == key)
+
+
+_WRAPPERS = frozenset((DDP, *FSDP, "torch.nn.DataParallel", "torch.nn.parallel.DataParallel"))
 
 
 def _attr(call: ast.Call) -> str:
@@ -160,8 +170,20 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
     if torch_name and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fix = make_fix("decorate-no-grad", f"Decorate {function.name}() with @{torch_name}.no_grad()",
                        Applicability.UNSAFE, row=function.lineno, name=function.name, torch=torch_name)
+    # A module-level helper only other modules call runs in their grad mode: the project phase asks them.
+    only_elsewhere = function in facts.tree.body and not function.decorator_list and not any(
+        isinstance(n, ast.Name) and n.id == function.name for n in ast.walk(facts.tree))
     return Report(forwards[0], f"{short(function.name, 24)}() evaluates {short(ast.unparse(target), 24)} with autograd "
-                  "on, so every forward keeps its activations; run it under torch.no_grad()", fix=fix)
+                  "on, so every forward keeps its activations; run it under torch.no_grad()", fix=fix,
+                  needs=("eval-helper-callers", (("name", function.name),)) if only_elsewhere else None)
+
+
+@decider("eval-helper-callers")
+def _decide_eval_helper(finding, project, params):
+    """Drop the finding when every module that calls the helper calls it with autograd off (from a
+    `@torch.no_grad()` main); keep it when nothing in the project calls it (a tool's public function)."""
+    modes = callers_with_grad(project.program, finding.path, params["name"])
+    return None if modes and not any(modes) else finding
 
 
 def _forward_of_a_class(facts: ScriptFacts, function: ast.AST) -> bool:

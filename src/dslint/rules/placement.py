@@ -57,7 +57,20 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
         text = ast.unparse(guard.test).lower()
         if mentions_rank(ctx.facts, guard.test) or any(w in text for w in ("world", "distributed", "ddp", "n_gpu", "num_gpus", "single")):
             return True
+        if _compares_a_size_to_one(guard.test):
+            return True
     return False
+
+
+def _compares_a_size_to_one(test: ast.AST) -> bool:
+    """`if ext_dist.my_size > 1:` (a module global of another module that holds the world size): a
+    count of something compared with 1 or 2 picks the one-process path from the multi-process one."""
+    return any(isinstance(node, ast.Compare) and len(node.ops) == 1
+               and any(isinstance(side, ast.Constant) and side.value in (1, 2) and type(side.value) is int
+                       for side in (node.left, node.comparators[0]))
+               and any("size" in ast.unparse(side).lower() or "count" in ast.unparse(side).lower()
+                       for side in (node.left, node.comparators[0]) if not isinstance(side, ast.Constant))
+               for node in ast.walk(test))
 
 
 @python_rule("DSL101", "hard-coded-device", severity=Severity.ERROR)
@@ -80,7 +93,13 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         if key in origins:
             return None
         origins.add(key)
-        return device, _origin(ctx, traced), ("fixed-device-everywhere", (("options", traced.options),))
+        return device, _origin(ctx, traced), ("fixed-device-everywhere", (("options", traced.options),
+                                                                          ("unreferenced", unreferenced(site))))
+
+    def unreferenced(site):
+        """A debugging helper nothing calls never runs (pytest calls `test_` functions by their name)."""
+        name = _callers_to_find(ctx, site.ctx)[0]
+        return None if name is None or name.startswith("test_") else name
 
     def imported(site, arg, integers: bool, anchor, what: str):
         """A device named by a constant of another module (`from config import DEVICE`): a
@@ -137,7 +156,8 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             if not _conditional(ctx, site.node) and not any(_conditional(ctx, _statement(model, v)) for v in traced.followed):
                 yield Report(ids, f"device_ids={short(value, 16)}{_origin(ctx, traced)} puts every rank's replica on "
                              "the same GPU; use device_ids=[local_rank]",
-                             needs=("fixed-device-everywhere", (("options", traced.options),)))
+                             needs=("fixed-device-everywhere", (("options", traced.options),
+                                                                ("unreferenced", unreferenced(site)))))
     for site in facts.calls_to(*FSDP, INIT_PG):
         arg = site.keyword("device_id")  # an int or a torch.device: both name the rank's GPU
         found = fixed(site, arg, True) if arg is not None else None
@@ -153,7 +173,7 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         if site.node.args and isinstance(literal(site.node.args[0]), int) and not _conditional(ctx, site.node):
             yield Report(site.node, f".cuda({literal(site.node.args[0])}) places every rank's tensors on one GPU; "
                          "call torch.cuda.set_device(local_rank) once and use .cuda()",
-                         needs=("fixed-device-everywhere", (("options", ()),)))
+                         needs=("fixed-device-everywhere", (("options", ()), ("unreferenced", unreferenced(site)))))
     for site in facts.calls_to("torch.device"):
         if _read_only_query(ctx, site.node):
             continue
@@ -310,8 +330,12 @@ def _devices_from_class_defaults(ctx: PythonContext) -> Iterator[Report]:
 def _decide_fixed_device(finding, project, params):
     """Drop a fixed device when every launch of its program starts one process, or when the value
     is a command-line default (`options`) that a launch line of the program passes, or may pass
-    (`"$@"`, a variable dslint cannot read)."""
+    (`"$@"`, a variable dslint cannot read), or when it sits in a function nothing in the project calls
+    (`unreferenced`: not named in its own module, and no other module imports or calls it)."""
     if single_process_launches(project, finding.path):
+        return None
+    name = params.get("unreferenced")
+    if name and not project.program.referenced_elsewhere(finding.path, name):
         return None
     if launches_may_pass(project, finding.path, params.get("options") or ()):
         return None
