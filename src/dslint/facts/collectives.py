@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..sources.names import dotted
-from .conditions import (LEAVES, RankGate, leaves_after, rank_gate, rank_tests, ranked_groups, runs_after_skipping,
-                         same_group)
+from .conditions import (LEAVES, RankGate, leaves_after, opens_gate, rank_gate, rank_tests, ranked_groups,
+                         runs_after_skipping, same_group)
 from .bindings import partial_calls
 from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
@@ -376,7 +376,7 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
         if site.ctx.function is not None and _function_key(facts, site.ctx.function) == key:
             continue  # recursion
         gate = rank_gate(facts, site.node, site.ctx)
-        if gate is not None and _turns_on(facts, site, key, bearing[key][2]) \
+        if gate is not None and _turns_on(facts, site, key, bearing[key][2], gate) \
                 and not _other_branch_matches(facts, site.node, gate, bearing[key][0], paired):
             found, line, _ = bearing[key]
             gated.append(GatedCall(site.node, found, gate, via=f"{key}() (it reaches {found.label} on line {line})"))
@@ -441,8 +441,9 @@ def _default_of(function: ast.AST, name: str) -> Optional[ast.AST]:
     return defaults.get(name)
 
 
-def _turns_on(facts: ScriptFacts, site: CallSite, key: str, flags: tuple) -> bool:
-    """Does this call of the module's function `key` reach its collective (see `collective_functions`)?"""
+def _turns_on(facts: ScriptFacts, site: CallSite, key: str, flags: tuple, gate: Optional[RankGate] = None) -> bool:
+    """Does this call of the module's function `key` reach its collective (see `collective_functions`)?
+    `gate`: the rank gate the call is under; only the ranks past it would make the collective."""
     if not flags:
         return True
     function = facts.functions.get(key)
@@ -450,14 +451,18 @@ def _turns_on(facts: ScriptFacts, site: CallSite, key: str, flags: tuple) -> boo
         return True
     args = function.args
     params = [a.arg for a in args.posonlyargs + args.args][1 if "." in key else 0:]
-    return passes_flag(call_arguments(site.node), params, flags)
+    return passes_flag(call_arguments(site.node, gate_opener(facts, site, gate) if gate else None), params, flags)
 
 
-def call_arguments(call: ast.Call) -> tuple:
+def call_arguments(call: ast.Call, opens=None) -> tuple:
     """(positional, keywords) of a call as plain data: per positional argument "*" (starred), "0"
-    (a false constant) or "v"; per keyword (name, or "**" for a splat, and "0"/"v")."""
+    (a false constant), "g" (a value `opens(value)` says lets every rank past the call's rank
+    gate when it is true: `x` in `if x or rank == 0: f(sync=x)`) or "v"; per keyword (name, or
+    "**" for a splat, and "0"/"g"/"v")."""
     def flag(value: ast.AST) -> str:
-        return "0" if isinstance(value, ast.Constant) and not value.value else "v"
+        if isinstance(value, ast.Constant) and not value.value:
+            return "0"
+        return "g" if opens is not None and opens(value) else "v"
 
     positional = tuple("*" if isinstance(a, ast.Starred) else flag(a) for a in call.args)
     return positional, tuple((k.arg or "**", flag(k.value)) for k in call.keywords)
@@ -465,12 +470,18 @@ def call_arguments(call: ast.Call) -> tuple:
 
 def passes_flag(arguments: tuple, params: list, flags: tuple) -> bool:
     """Does a call with these `call_arguments` pass one of the `flags` parameters a value that may be
-    true (a splat may)? `params`: the callee's positional parameters, in order."""
+    true (a splat may) while only some ranks make the call? ("g": when it is true every rank
+    does.) `params`: the callee's positional parameters, in order."""
     positional, keywords = arguments
     if "*" in positional or any(name == "**" for name, _ in keywords):
         return True
     given = [(params[i], v) for i, v in enumerate(positional) if i < len(params)] + list(keywords)
-    return any(name in flags and value != "0" for name, value in given)
+    return any(name in flags and value == "v" for name, value in given)
+
+
+def gate_opener(facts: ScriptFacts, site: CallSite, gate: RankGate):
+    """For `call_arguments`: does a value passed at this call let every rank past its `gate`?"""
+    return lambda value: opens_gate(facts, site.node, site.ctx, value, gate)
 
 
 def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, found: Collective, direct) -> bool:

@@ -16,7 +16,9 @@ A rank test is read through values: a name is followed to what it was assigned, 
 no gate: `if local_rank != -1` (distributed or not), `if rank in group_ranks` (membership of
 an explicit group, whose collectives are legitimate), a `rank0` parameter that every caller
 in the module passes as a constant, an early return whose test also needs a non-rank flag, an
-"already set up" test of a module global that the testing function stores only after it.
+"already set up" test of a module global that the testing function stores only after it, a rank
+test `or`-ed with a rank-free part that the other conditions on the path make true (`if kind !=
+LEGACY or rank == 0:` around `if kind == GLOBAL:`; `opens_gate`: a flag passed on that makes it true).
 `leaves_after`/`runs_after_skipping`: where a branch that ends in `continue`/`break`/`return`/
 `raise` sends its ranks, and what the ranks that skip it run instead.
 """
@@ -70,6 +72,7 @@ class _RankTests:
         self._function_gates: dict[int, tuple] = {}
         self._rankish: Optional[frozenset] = None
         self._parameters: Optional[frozenset] = None
+        self._stores: Optional[dict] = None  # id of a def (or None) -> its attribute stores
 
     # -- what an expression is ------------------------------------------------------------
     def _followed(self, expr: ast.AST) -> ast.AST:
@@ -281,12 +284,17 @@ class _RankTests:
             return all(self.selects_some_ranks(v) for v in test.values)
         return True
 
-    def rank_gate(self, node: ast.AST, where: Optional[Context] = None) -> Optional[RankGate]:
+    def rank_gate(self, node: ast.AST, where: Optional[Context] = None, assuming: tuple = ()) -> Optional[RankGate]:
         where = where or self.facts.context_of(node)
         if where is None:
             return None
+        known = None  # what the rank-free conditions on the path prove, read on the first gate
         for guard, in_body in reversed(where.guards):
             if self.selects_some_ranks(guard.test) and not _names_sharded_backend(guard.test):
+                if known is None:
+                    known = self._path_facts(where, assuming)
+                if known and self._decided_alike(guard.test, known, where):
+                    continue
                 return RankGate(guard, f"`if {ast.unparse(guard.test)}` (line {guard.lineno})", guard, in_body)
         function = where.function
         if function is None or isinstance(function, ast.Lambda):
@@ -297,7 +305,78 @@ class _RankTests:
         decorator, _ = gates
         if decorator is not None:
             return decorator
-        return next((gate for _, gate in self.early_returns_before(node, function)), None)
+        for stmt, gate in self.early_returns_before(node, function):
+            if known is None:
+                known = self._path_facts(where, assuming)
+            if not (known and self._decided_alike(stmt.test, known, where)):
+                return gate
+        return None
+
+    # -- what the other conditions on the path decide ---------------------------------------
+    def _path_facts(self, where: Context, assuming: tuple) -> list:
+        """[(atom, truth)]: the rank-free comparisons and flags that hold wherever `where` runs
+        (from the conjuncts of the `if`s around it, and `assuming`: (expression, truth) pairs)."""
+        found = []
+        for test, truth in (*((g.test, in_body) for g, in_body in where.guards), *assuming):
+            found += [(atom, value) for atom, value in _atoms(test, truth)
+                      if _comparable(atom) and not self.selects_some_ranks(atom)]
+        return found
+
+    def _decided_alike(self, test: ast.AST, known: list, where: Context, depth: int = 0) -> bool:
+        """Does `test` come out the same on every rank wherever the `known` facts hold (at the place
+        `where`)? A rank test `or`-ed with a rank-free part those facts make true (`if kind != LEGACY
+        or rank == 0` around `if kind == GLOBAL`), or `and`-ed with one they make false, decides nothing."""
+        test = self._followed(test)
+        if depth > 6:
+            return False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            return self._decided_alike(test.operand, known, where, depth + 1)
+        if isinstance(test, ast.BoolOp):
+            settles = isinstance(test.op, ast.Or)  # the value of a part that settles the whole
+            if any(not self.selects_some_ranks(v) and self._forced(v, known, where, settles) for v in test.values):
+                return True
+            return all(self._decided_alike(v, known, where, depth + 1) for v in test.values)
+        return not self.selects_some_ranks(test)
+
+    def _forced(self, expr: ast.AST, known: list, where: Context, value: bool) -> bool:
+        """Do the `known` facts give the rank-free expression `expr` this value?"""
+        expr = self._followed(expr)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            return self._forced(expr.operand, known, where, not value)
+        return _comparable(expr) and any(_implied(atom, truth, expr) is value and self._same_values(atom, expr, where)
+                                         for atom, truth in known)
+
+    def _same_values(self, a: ast.AST, b: ast.AST, where: Context) -> bool:
+        """Do the names the two (alike) expressions read hold the same values at both places: the
+        same bindings reach both, and no attribute they read is stored between them (or in a loop
+        around `where` that holds the later one only, whose every pass runs between them)?"""
+        names_b = {n.id: n for n in ast.walk(b) if isinstance(n, ast.Name)}
+        for name in ast.walk(a):
+            other = names_b.get(name.id) if isinstance(name, ast.Name) else None
+            if other is not None and self.model.reaching(name.id, name) != self.model.reaching(name.id, other):
+                return False
+        chains = {dotted for n in (*ast.walk(a), *ast.walk(b)) if isinstance(n, ast.Attribute)
+                  and (dotted := _dotted_text(n)) is not None}
+        if not chains:
+            return True
+        lo, hi = sorted(((a.lineno, a.col_offset), (b.lineno, b.col_offset)))
+        loops = {id(loop) for loop in where.loops if _spans(loop, hi) and not _spans(loop, lo)}
+        for stored, at, store_loops in self._attribute_stores(where.function):
+            if any(c == stored or c.startswith(stored + ".") for c in chains) and (
+                    lo <= at <= hi or loops & store_loops):
+                return False
+        return True
+
+    def _attribute_stores(self, function: Optional[ast.AST]) -> list:
+        """[(dotted, position, ids of the loops around it)] of the attribute stores of a def (None:
+        of the module's own code): `self.kind = ...`, `args.x += 1`."""
+        if self._stores is None:
+            self._stores = {}
+            for node, ctx in self.facts.of_type(ast.Attribute):
+                if isinstance(node.ctx, ast.Store) and (d := _dotted_text(node)) is not None:
+                    self._stores.setdefault(id(ctx.function), []).append(
+                        (d, (node.lineno, node.col_offset), {id(loop) for loop in ctx.loops}))
+        return self._stores.get(id(function), [])
 
     def early_returns_before(self, node: ast.AST, function: ast.AST) -> list:
         """[(early-return If, gate)] of `function` in front of `node`: an `if <rank test>: return`
@@ -339,10 +418,30 @@ def rank_tests(facts: ScriptFacts) -> _RankTests:
     return facts.derived("rank_tests", _RankTests)
 
 
-def rank_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context] = None) -> Optional[RankGate]:
+def rank_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context] = None,
+              assuming: tuple = ()) -> Optional[RankGate]:
     """The innermost reason why only some ranks reach `node`, or None when every rank may.
-    `where`: the node's context when the caller has it (a CallSite's), saving the lookup."""
-    return rank_tests(facts).rank_gate(node, where)
+    `where`: the node's context when the caller has it (a CallSite's), saving the lookup.
+    A rank test that the other conditions on the path settle is no gate (`if kind != LEGACY or
+    rank == 0:` around `if kind == GLOBAL:`); `assuming`: (expression, truth) pairs taken to
+    hold there as well (what a call's argument must be for the callee to reach its collective)."""
+    return rank_tests(facts).rank_gate(node, where, assuming)
+
+
+def opens_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context], value: ast.AST,
+               gate: Optional[RankGate] = None) -> bool:
+    """Where `value` (an expression at `node`) is true, does every rank get to `node`? The flag
+    `x` in `if x or rank == 0: helper(sync=x)` does: when it turns the helper's collective on,
+    no rank is left out. `gate`: `rank_gate` of `node`, when the caller has it."""
+    if not _comparable(value):
+        return False
+    gate = gate or rank_gate(facts, node, where)
+    test = getattr(gate.node, "test", None) if gate is not None else None
+    words = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    if test is None or not any(isinstance(n, ast.Name) and n.id in words
+                               for e in (test, rank_tests(facts)._followed(test)) for n in ast.walk(e)):
+        return gate is None  # (the value cannot settle a gate that does not read it)
+    return rank_gate(facts, node, where, ((value, True),)) is None
 
 
 def mentions_rank(facts: ScriptFacts, expr: ast.AST) -> bool:
@@ -397,6 +496,119 @@ def ranked_groups(facts: ScriptFacts, test: ast.AST) -> list:
         if len(groups) == 1 and all(_flat_constants(s) is not None for s in sides if group_of(s) is None):
             found.append(groups[0])
     return found
+
+
+def _atoms(test: ast.AST, truth: bool):
+    """(atom, truth) pairs that hold when `test` has the value `truth`: the parts of an `and`
+    that is true, of an `or` that is false, through `not`; the rest is one atom."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        yield from _atoms(test.operand, not truth)
+    elif isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if truth else ast.Or):
+        for value in test.values:
+            yield from _atoms(value, truth)
+    elif not isinstance(test, ast.BoolOp):
+        yield test, truth
+
+
+def _comparable(expr: ast.AST) -> bool:
+    """A flag or a comparison of names, attributes and literals, which reads the same twice
+    while its names keep their values (a call may not)."""
+    return all(isinstance(n, (ast.Name, ast.Attribute, ast.Constant, ast.Compare, ast.Tuple, ast.List, ast.Set,
+                              ast.UnaryOp, ast.expr_context, ast.cmpop, ast.unaryop))
+               for n in ast.walk(expr)) and not (isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not))
+
+
+# (is, is not) compare like (==, !=) for None and enum members, the constants they are written for.
+_EQUALITY = {ast.Eq: True, ast.NotEq: False, ast.Is: True, ast.IsNot: False}
+
+
+def _implied(atom: ast.AST, truth: bool, expr: ast.AST) -> Optional[bool]:
+    """The value `expr` has where `atom` has the value `truth`, when that decides it: the same
+    expression, or one subject against constants (`kind == Kind.GLOBAL` makes
+    `kind != Kind.LEGACY` true and `kind in (Kind.LOCAL,)` false). The caller checks that the
+    names hold the same values at both places."""
+    if ast.dump(atom) == ast.dump(expr):
+        return truth
+    known, asked = _membership(atom), _membership(expr)
+    if known is None or asked is None or ast.dump(known[0]) != ast.dump(asked[0]):
+        return None
+    _, k_values, k_inside = known
+    _, a_values, a_inside = asked
+    if not truth:
+        k_inside = not k_inside
+    if not k_inside:  # the subject is none of k_values: decides only "is it one of a subset of them"
+        return (not a_inside) if all(any(_same_constant(v, k) for k in k_values) for v in a_values) else None
+    hits = [any(_same_constant(k, v) for v in a_values) for k in k_values]
+    if all(hits):
+        return a_inside
+    if not any(hits) and all(_distinct_constants(k, v) for k in k_values for v in a_values):
+        return not a_inside
+    return None
+
+
+def _membership(expr: ast.AST) -> Optional[tuple]:
+    """(subject, [constants], is-one-of) for `x == C`, `C != x`, `x is None`, `x in (A, B)`,
+    `x not in [...]` with literal or enum-member constants; None for anything else."""
+    if not isinstance(expr, ast.Compare) or len(expr.ops) != 1:
+        return None
+    op, left, right = type(expr.ops[0]), expr.left, expr.comparators[0]
+    if op in _EQUALITY:
+        if _constant_key(right) is None and _constant_key(left) is not None:
+            left, right = right, left
+        key = _constant_key(right)
+        if key is None or _constant_key(left) is not None or (op in (ast.Is, ast.IsNot) and key[0] == "literal"
+                                                             and key[1] is not None):
+            return None
+        return left, [key], _EQUALITY[op]
+    if op in (ast.In, ast.NotIn) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts:
+        keys = [_constant_key(e) for e in right.elts]
+        if any(k is None for k in keys) or _constant_key(left) is not None:
+            return None
+        return left, keys, op is ast.In
+    return None
+
+
+def _constant_key(node: ast.AST) -> Optional[tuple]:
+    """("literal", value) for a str/number/bool/None literal, ("member", owner, name) for
+    `Owner.NAME` (an enum's member: the owner's name is capitalised), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return ("literal", node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        return ("literal", -node.operand.value)
+    if isinstance(node, ast.Attribute):
+        owner = _dotted_text(node.value)
+        if owner is not None and owner.rsplit(".", 1)[-1][:1].isupper():
+            return ("member", owner, node.attr)
+    return None
+
+
+def _same_constant(a: tuple, b: tuple) -> bool:
+    return a[0] == b[0] and a[1:] == b[1:] and (a[0] != "literal" or type(a[1]) is type(b[1]))
+
+
+def _distinct_constants(a: tuple, b: tuple) -> bool:
+    """Two constants no value equals both of: literals that differ (not 1 and True), or two
+    members of one enum with different names (an alias, two names for one value, is rare)."""
+    if a[0] != b[0]:
+        return False
+    if a[0] == "literal":
+        return a[1] != b[1]
+    return a[1] == b[1] and a[2] != b[2]
+
+
+def _spans(node: ast.AST, at: tuple) -> bool:
+    return (node.lineno, node.col_offset) <= at <= (node.end_lineno, node.end_col_offset)
+
+
+def _dotted_text(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([node.id, *reversed(parts)])
 
 
 def _rank_word(name: str, main: bool = False) -> bool:

@@ -4,6 +4,9 @@ Read from the dependency files at the project root (requirements*.txt, the `.txt
 `requirements/` folder, environment*.yml/.yaml, setup.py, setup.cfg, pyproject.toml) as text: an exact pin (`pytorch-lightning==1.4.2`, conda's
 `pytorch-lightning=1.4.2`) or an upper bound (`lightning<2.1`) says which releases can run. No
 pin means "the newest" (as for `deepspeed-version`): rules keep their default behaviour.
+`oldest_allowed` reads the lower bound (`==1.9.0`, `>=1.8`) from the dependency files nearest a
+script: its own folder first, then each folder above it up to the project root (an example that
+carries its own requirements.txt runs with those, not with the root's).
 """
 from __future__ import annotations
 
@@ -32,20 +35,56 @@ def newest_allowed(root: Path, framework: str, note_input: Optional[Callable[[st
     if note_input is not None:
         note_input(str(root))
         note_input(str(root / "requirements"))  # (a file added there changes the answer too)
+    found = [bound for spec in _specs(root, framework, note_input) for bound in _upper_bounds(spec)]
+    return min(found) if found else None
+
+
+def oldest_allowed(root: Path, framework: str, near: Path,
+                   note_input: Optional[Callable[[str], None]] = None) -> Optional[tuple]:
+    """The oldest release of `framework` the dependency files nearest `near` (a folder under
+    `root`) allow, as a version tuple ((1, 9, 0) for `==1.9.0`, (1, 8) for `>=1.8`); None when
+    the nearest folder that names the framework sets no lower bound, or no folder names it."""
+    root, folder = root.resolve(), near.resolve()
+    chain = [folder, *folder.parents] if folder == root or root in folder.parents else [folder]
+    for here in chain:
+        if note_input is not None:
+            note_input(str(here / "requirements"))
+        specs = _specs(here, framework, note_input)
+        if specs:  # (each file may be the one installed: the oldest of their lower bounds)
+            found = [max(_lower_bounds(spec), default=None) for spec in specs]
+            return None if None in found else min(found)
+        if here == root:
+            break
+    return None
+
+
+def _specs(folder: Path, framework: str, note_input: Optional[Callable[[str], None]]) -> list[str]:
+    """The version specifiers of `framework` in one folder's dependency files."""
     names = "|".join(re.escape(n) for n in PACKAGES[framework])
     requirement = re.compile(rf"(?<![\w.-])(?:{names})\s*((?:[<>=!~]=?\s*[0-9][0-9.*]*[\s,]*)+)", re.IGNORECASE)
-    found: list[tuple] = []
+    found: list[str] = []
+    if note_input is not None:
+        note_input(str(folder))  # (its listing says which files exist)
     for pattern in _FILES:
-        for path in sorted(root.glob(pattern)):
+        for path in sorted(folder.glob(pattern)):
             if note_input is not None:
                 note_input(str(path))
             try:
                 text = read_regular(str(path), _MAX_BYTES).decode("utf-8", errors="replace")  # (never a FIFO)
             except OSError:
                 continue
-            for spec in requirement.findall(text):
-                found += _upper_bounds(spec)
-    return min(found) if found else None
+            found += requirement.findall(text)
+    return found
+
+
+def _lower_bounds(spec: str) -> list[tuple]:
+    """The oldest versions each clause of a specifier allows (`<`, `<=` and `!=` allow any older one)."""
+    out = []
+    for op, number, star in re.findall(r"(==|<=|~=|>=|!=|=|<|>)\s*([0-9][0-9.]*)(\*?)", spec):
+        version = _version(number)
+        if version and op in ("==", "=", "~=", ">=", ">"):
+            out.append(version)  # (`==2.*` and `>1.8` start no older than 2 and 1.8)
+    return out
 
 
 def _upper_bounds(spec: str) -> list[tuple]:

@@ -29,6 +29,7 @@ from .config_dicts import (ConfigLayer, NotLiteral, changes_in_order, dict_layer
                            template_of, with_overwritten)
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
+from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
                      config_object_read, constant, env_accesses, instance_field, traced_constant)
 
@@ -44,7 +45,6 @@ SPAWNERS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processe
 PIPELINE_MODULES = ("deepspeed.pipe.PipelineModule", "deepspeed.runtime.pipe.PipelineModule",
                     "deepspeed.runtime.pipe.module.PipelineModule")
 # Packages whose functions never build a config of the project (`json.load`, `deepspeed.*`): not a builder.
-_CPU_COUNTS = ("os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")  # the machine's, not the rank's
 # deepspeed/__init__.py _add_core_arguments: the options `deepspeed.add_config_arguments` adds.
 DEEPSPEED_CONFIG_OPTIONS = ("--deepspeed_config", "--deepscale_config")
 
@@ -992,9 +992,8 @@ class _Extractor:
             if value is None:
                 continue
             literal = _literal(value)
-            per_machine = any(isinstance(n, ast.Call) and (self.f.callee_name(n) or "") in _CPU_COUNTS
-                              for n in ast.walk(value))
-            number, class_default, options = (literal if isinstance(literal, int) else None), None, ()
+            per_machine, bound = cpu_scaling(value, self.f.callee_name)  # (`min(4, os.cpu_count())` is 4 at most)
+            number, class_default, options = (literal if isinstance(literal, int) else bound), None, ()
             if number is None and not per_machine:
                 number, class_default = self.class_field_value(value)
             if number is None and class_default is None and not per_machine:

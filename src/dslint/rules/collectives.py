@@ -9,8 +9,9 @@ from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
 from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, call_arguments, find_gated_collectives,
-                                 passes_flag)
+                                 gate_opener, passes_flag)
 from ..facts.conditions import rank_gate, rank_tests
+from ..facts.lightning_hooks import hook_needs
 from ..facts.link import link_setups
 from ..sources.names import is_library
 from ..facts.script import ScriptFacts
@@ -91,9 +92,10 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
         if binding is None or binding.kind not in ("import", "from-import"):
             continue  # a local name shadows the import here
         callee = dotted(site.node.func)
+        arguments = call_arguments(site.node, gate_opener(facts, site, gate))
         yield Report(site.node, f"{callee}() is called only by the ranks that pass {gate.description}",
                      needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description),
-                                                          ("arguments", call_arguments(site.node)))))
+                                                          ("arguments", arguments))))
 
 
 @decider("callee-reaches-collective")
@@ -107,6 +109,7 @@ def _decide_gated_project_call(finding, project, params):
     label, _, kind, row, flags = found
     if flags and not passes_flag(params["arguments"], list(symbol.function.params), flags):
         return None  # every collective of the callee sits under `if <flag>:` and this call leaves it False
+        # (or passes a value whose truth lets every rank past the gate)
     code = "DSL502" if kind == CHECKPOINT else "DSL501"
     return replace(finding, code=code, name=RULES[code].name, severity=RULES[code].severity,
                    message=f"{short(params['callee'], 28)}() reaches {short(label, 24)} ({file_label(symbol.path, 22)}:"
@@ -127,7 +130,7 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
         yield Report(call.node, f"{short(what, 44)} runs only on {_ranks_past(call.gate.description)}, but "
                      "every rank must call it or the job hangs",
                      fix=_hoist_fix(facts, call, call.collective.label) if movable else None,
-                     needs=_checkpoint_needs(call.collective))
+                     needs=hook_needs(facts, call.node, _checkpoint_needs(call.collective)))
 
 
 def _checkpoint_needs(collective) -> Optional[tuple]:

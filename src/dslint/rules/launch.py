@@ -16,7 +16,7 @@ from ..sources.launch.launchers import LAUNCHERS, PER_NODE_KINDS, torch_spawner
 from ..facts.program import is_test_module
 from ..facts.spawn_args import port_of
 from .context import SetupContext
-from .registry import Report, setup_rule, file_label, short
+from .registry import DECIDERS, Report, decider, setup_rule, file_label, short
 
 
 def _started(setup: TrainingSetup) -> str:
@@ -223,3 +223,19 @@ def srun_task_reads_torchrun_env(ctx: SetupContext) -> Iterator[Report]:
                          f"srun sets SLURM_LOCALID, not {short(names, 24)}, so {many} tasks of a node select "
                          f"cuda:{index.unset_index}; read os.environ['SLURM_LOCALID'] or start the script with torchrun",
                          path=path, related=setup.launch_related("srun starts the tasks"))
+
+
+@decider("lightning-hook-runs")
+def _decide_hook_runs(finding, project, params):
+    """Drop a finding in a removed Callback hook when every Lightning release that the dependency
+    files nearest the script allow is at least the one that stopped calling it; else decide it as
+    it would have been."""
+    from pathlib import Path
+
+    from ..facts.dependencies import oldest_allowed
+
+    oldest = oldest_allowed(Path(project.root), "lightning", Path(finding.path).parent, project.note_input)
+    if oldest is not None and oldest >= params["removed"]:
+        return None
+    then = params["then"]
+    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding

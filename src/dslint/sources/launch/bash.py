@@ -377,7 +377,8 @@ class _Builder:
             word.parts.append(WordPart(LIT, "", True))
         return word
 
-    def parts(self, node, into: list[WordPart], quoted: bool) -> None:
+    def parts(self, node, into: list[WordPart], quoted: bool, lead: int = 0) -> None:
+        """`lead`: characters of the node's text before its own (see the "string" case)."""
         kind = node.type
         if not node.is_named:  # `export`, `local`: the keyword of a declaration
             _add_literal(into, self.raw(node), quoted)
@@ -394,7 +395,13 @@ class _Builder:
                 if child.type == "string_content":
                     _add_literal(into, _ESCAPE_IN_DQUOTE.sub(_dquote_escape, self.raw(child)), True)
                 elif child.is_named:
-                    self.parts(child, into, quoted=True)
+                    # (tree-sitter-bash puts the blanks between two expansions, `"$A $B"`, into the
+                    # second one's node: they are the string's text)
+                    raw = self.raw(child)
+                    lead = len(raw) - len(raw.lstrip())
+                    if lead:
+                        _add_literal(into, raw[:lead], True)
+                    self.parts(child, into, quoted=True, lead=lead)
             if len(into) == before:
                 into.append(WordPart(LIT, "", True))  # "" is a word too
         elif kind == "ansi_c_string":
@@ -412,18 +419,21 @@ class _Builder:
             if value is not None:
                 self.parts(value, into, quoted)
         elif kind == "simple_expansion":
-            name = self.raw(node)[1:]
+            name = self.raw(node)[lead + 1:]
             if name[:1].isdigit() and len(name) > 1:  # `$10` is `$1` then `0`
                 into.append(WordPart(SPECIAL, name[0], quoted))
                 _add_literal(into, name[1:], quoted)
                 return
             into.append(WordPart(VAR if name[:1].isalpha() or name[:1] == "_" else SPECIAL, name, quoted))
         elif kind == "expansion":
-            into.append(_parameter_part(self.raw(node)[2:-1], quoted))
+            into.append(_parameter_part(self.raw(node)[lead + 2:-1], quoted))
         elif kind == "arithmetic_expansion":
-            into.append(WordPart(ARITH, self.raw(node), quoted))
+            into.append(WordPart(ARITH, self.raw(node)[lead:], quoted))
+        elif kind == "array":
+            words = tuple(self.word(c) for c in node.children if c.is_named and c.type != "comment")
+            into.append(WordPart(CMD, self.raw(node), quoted, elements=words))
         else:  # $(...), `...`, <(...), {a,b}, arrays, and whatever else: not a literal
-            into.append(WordPart(CMD, self.raw(node), quoted))
+            into.append(WordPart(CMD, self.raw(node)[lead:], quoted))
 
 
 def _dquote_escape(match: re.Match) -> str:

@@ -21,7 +21,7 @@ from .model import (
     SrunFacts,
 )
 from .options import sub_span
-from .launchers import LAUNCHERS, SCRIPT_CONFIG_OPTIONS
+from .launchers import LAUNCHERS, SCRIPT_CONFIG_OPTIONS, wraps_torchrun
 
 
 def _int(value: Optional[str]) -> Optional[int]:
@@ -185,9 +185,26 @@ def _derive_torchrun(command: LaunchCommand, launcher: Launcher) -> None:
     else:
         _set_nnodes(command, text, option.raw_value if option is not None else None)
     port = _given(launcher, "master_port")
-    command.master_port = _int(port.value) if port and not port.from_default else None
+    command.master_port = _int(port.value) if port and not port.from_default \
+        and not _rendezvous_elsewhere(command, launcher) else None
     if command.nproc_per_node is not None and command.nnodes is not None:
         command.world_size = command.nproc_per_node * command.nnodes
+
+
+def _rendezvous_elsewhere(command: LaunchCommand, launcher: Launcher) -> bool:
+    """torchrun meets at --master_port only with the static rendezvous and no --rdzv-endpoint (run.py:
+    `--standalone` switches to c10d on a free localhost port; get_rdzv_endpoint reads
+    master_addr:master_port only for rdzv_backend "static" without an endpoint). `tune run` sets
+    standalone itself when no endpoint is given."""
+    pet = command.env.get("PET_STANDALONE")
+    if "standalone" in launcher.options or (pet is not None and pet.value == "1") \
+            or wraps_torchrun(launcher.word.split()[0]):
+        return True
+    endpoint = _given(launcher, "rdzv_endpoint")
+    if endpoint is not None and endpoint.value:
+        return True
+    backend = _given(launcher, "rdzv_backend")
+    return backend is not None and backend.value is not None and backend.value != "static"
 
 
 def _set_nnodes(command: LaunchCommand, text: Optional[str], raw: Optional[str]) -> None:

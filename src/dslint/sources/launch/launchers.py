@@ -102,6 +102,17 @@ LAUNCHERS: Mapping[str, LauncherSpec] = MappingProxyType({spec.kind: spec for sp
         config_options=(), count=ProcessCount(), options=MappingProxyType({}), parser="python"),
 )})
 
+# Programs that hand their options to torchrun's own parser and call torch.distributed.run.run(args),
+# but only when one is given (torchtune/_cli/run.py: `tune run [TORCHRUN-OPTIONS] <recipe> --config
+# <config> [RECIPE-OPTIONS]`; with none it runs the recipe in its own process, without torchrun).
+TORCHRUN_WRAPPERS: tuple[tuple[str, ...], ...] = (("tune", "run"),)
+
+
+def wraps_torchrun(program: Optional[str]) -> bool:
+    """The program (a path or a name) is one of TORCHRUN_WRAPPERS."""
+    return bool(program) and program.replace("\\", "/").rsplit("/", 1)[-1] in {w[0] for w in TORCHRUN_WRAPPERS}
+
+
 LAUNCHER_KINDS: tuple[str, ...] = tuple(LAUNCHERS)
 # Launchers that start the ranks (the outermost one of these in a chain after the others decides).
 SPAWNING_KINDS: tuple[str, ...] = tuple(k for k, s in LAUNCHERS.items() if s.starts_ranks)
@@ -112,10 +123,12 @@ PYTHON_MODULES: Mapping[str, str] = MappingProxyType({m: s.kind for s in LAUNCHE
 # Every option key that names a rendezvous port, over all launchers.
 PORT_OPTIONS: tuple[str, ...] = tuple(dict.fromkeys(o for s in LAUNCHERS.values() for o in s.port_options))
 # First words of the programs that start a launcher (python aside).
-COMMAND_WORDS: frozenset[str] = frozenset(words[0] for s in LAUNCHERS.values() for words in s.commands)
+COMMAND_WORDS: frozenset[str] = frozenset(words[0] for s in LAUNCHERS.values() for words in s.commands) \
+    | frozenset(words[0] for words in TORCHRUN_WRAPPERS)
 
 # The words that start a launcher, longest first: `lightning run model` before a bare `lightning`.
-_COMMAND_KINDS = sorted(((words, s.kind) for s in LAUNCHERS.values() for words in s.commands), key=lambda wk: -len(wk[0]))
+_COMMAND_KINDS = sorted([*((words, s.kind) for s in LAUNCHERS.values() for words in s.commands),
+                         *((words, "torchrun") for words in TORCHRUN_WRAPPERS)], key=lambda wk: -len(wk[0]))
 # A regular expression (no groups) for any word or `-m` module that starts a launcher, python aside:
 # the cheap test of whether a file is worth parsing.
 WORD_PATTERN = "|".join(re.escape(w) for w in sorted(COMMAND_WORDS | set(PYTHON_MODULES), key=lambda w: (-len(w), w)))

@@ -34,6 +34,8 @@ class WordPart:
     text: str
     quoted: bool = False
     default: str | None = None
+    # A bash array, `(--nnodes 2 "$X")`: its element words (the part itself is CMD, not a literal)
+    elements: tuple = field(default=(), compare=False, hash=False)
 
 
 @dataclass
@@ -359,6 +361,10 @@ def _parameter_part(inner: str, quoted: bool) -> WordPart:
     if name.isdigit() and j == len(inner):
         return WordPart(SPECIAL, name, quoted)  # `${10}`: a positional parameter
     rest = inner[j:]
+    if name and _is_name_start(name[0]) and rest in ("[@]", "[*]"):
+        return WordPart(PARAM, name + rest, quoted)  # every element of an array
+    if name and rest.startswith("[") and rest != "[0]":
+        return WordPart(PARAM, inner, quoted)  # `${A[2]}`: not the first element, which `$A` is
     for op in (":-", "-"):
         if name and rest.startswith(op):
             return WordPart(PARAM, name, quoted, default=rest[len(op):])

@@ -22,7 +22,7 @@ from typing import Optional
 from dslint.textpos import LineIndex
 
 from . import flags
-from .launchers import COMMAND_WORDS, LAUNCHERS, PYTHON_MODULES, WORD_PATTERN, launcher_kind
+from .launchers import COMMAND_WORDS, LAUNCHERS, PYTHON_MODULES, WORD_PATTERN, launcher_kind, wraps_torchrun
 from .facts import derive_facts
 from .model import (
     EnvValue,
@@ -315,6 +315,7 @@ def _read_into(state: _State, builtin: str, words: list) -> None:
     if builtin == "unset":
         for name in names:
             state.shell_vars.pop(name, None)
+            state.shell_vars.pop(f"{name}[@]", None)
             state.env.pop(name, None)
         return
     _forget(state, names)
@@ -323,6 +324,8 @@ def _read_into(state: _State, builtin: str, words: list) -> None:
 def _forget(state: _State, names: list[str]) -> None:
     for name in names:
         state.set_shell_var(name, UNKNOWN)
+        if f"{name}[@]" in state.shell_vars:
+            state.set_shell_var(f"{name}[@]", UNKNOWN)
         old = state.env.get(name)
         if old is not None:
             state.env[name] = EnvValue(name, None, old.source, old.span)
@@ -614,7 +617,7 @@ def _lookup(part, state: _State, make_mode: bool) -> str:
             and (part.text.isdigit() or part.text in ("@", "*", "#")):
         return _positional_text(part, state.positional)
     if part.kind == PARAM:
-        value = state.shell_vars.get(part.text)
+        value = state.shell_vars.get(part.text.replace("[*]", "[@]"))
         if value:
             state.used_default = state.used_default or part.text in state.defaulted
             return value
@@ -705,7 +708,8 @@ def _resolve_word(word: Word, state: _State, make_mode: bool) -> list[ShellArg]:
     defaulted = state.used_default
     raw = state.text[word.start:word.end]
     span = state.index.span(word.start, word.end)
-    splits = any(p.kind in (VAR, PARAM, MAKEVAR, SPECIAL) and not p.quoted for p in word.parts)
+    splits = any(p.kind in (VAR, PARAM, MAKEVAR, SPECIAL) and not p.quoted for p in word.parts) \
+        or (len(word.parts) == 1 and word.parts[0].kind == PARAM and word.parts[0].text.endswith("[@]"))
     if splits and any(ch.isspace() for ch in value):
         return [ShellArg(_known(piece), raw, span, defaulted, split_unknown=piece == UNKNOWN)
                 for piece in value.split()]
@@ -875,6 +879,9 @@ def _env_value_of(state: _State, word: Word, match: re.Match, source: str, make_
     """The assignment as an EnvValue, and its value with UNKNOWN marking what is not literal
     (kept so that `$ARGS` built from known and unknown pieces still splits into words)."""
     name, op = match.group(1), match.group(2)
+    if len(word.parts) == 2 and word.parts[1].kind == CMD and word.parts[1].text.startswith("(") \
+            and (word.parts[1].elements or not word.parts[1].text[1:-1].strip()):
+        return _array_assignment(state, word, name, op, make_mode)
     full = _resolve_text(word, state, make_mode)
     defaulted = state.used_default or (op == "+=" and name in state.defaulted)
     value = full[match.end():]
@@ -883,6 +890,22 @@ def _env_value_of(state: _State, word: Word, match: re.Match, source: str, make_
     span = state.index.span(word.start, word.end)
     in_launch_dir = _in_launch_dir(state, word, match, make_mode, value) if UNKNOWN in value and op == "=" else None
     return EnvValue(name, _known(value), source, span, defaulted, in_launch_dir), value
+
+
+def _array_assignment(state: _State, word: Word, name: str, op: str, make_mode: bool) -> tuple[EnvValue, str]:
+    """`A=(--nnodes 2 "$X")`, `A+=(...)`: `${A[@]}` is the element words (kept as `A[@]`, joined by
+    blanks: an element with a blank inside is a word dslint cannot read), `$A` the first one."""
+    values = []
+    for element in word.parts[1].elements:
+        for arg in _resolve_word(element, state, make_mode):
+            values.append(UNKNOWN if arg.value is None or any(ch.isspace() for ch in arg.value) else arg.value)
+    first = values[0] if values else ""
+    if op == "+=" and state.shell_vars.get(name):
+        first = state.shell_vars[name]
+        values = [state.shell_vars.get(f"{name}[@]", first), *values]
+    state.set_shell_var(f"{name}[@]", " ".join(values))
+    span = state.index.span(word.start, word.end)
+    return EnvValue(name, _known(first), "assign", span), first
 
 
 def _in_launch_dir(state: _State, word: Word, match: re.Match, make_mode: bool, value: str) -> Optional[str]:
@@ -1079,9 +1102,24 @@ def _python_target(command: LaunchCommand, args: list[ShellArg], i: int, launche
 
 
 def _parse_torchrun(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
-    options, j = parse_argparse(args, i + 1, flags.TORCHRUN, allow_abbrev=True, is_program=_is_program)
+    wrapper = wraps_torchrun(args[i].value)
+    last = i + 1 if wrapper else i
+    options, j = parse_argparse(args, last + 1, flags.TORCHRUN, allow_abbrev=True, is_program=_is_program)
+    if wrapper:
+        return _recipe_target(command, args, i, last, j, options)
     launcher = _add_launcher(command, "torchrun", args, i, i, options)
     return _python_target(command, args, j, launcher)
+
+
+def _recipe_target(command: LaunchCommand, args: list[ShellArg], first: int, last: int, j: int,
+                   options: list[LaunchOption]) -> tuple[int, bool]:
+    """`tune run [TORCHRUN-OPTIONS] <recipe> ...`: torchrun when an option is given, else the recipe
+    in the tool's own process; a recipe written as a path is that file (run as its dotted module
+    from the current folder), a bare name one of the tool's own recipes (read as a module name)."""
+    _add_launcher(command, "torchrun" if options else "python", args, first, last, options)
+    if j < len(args):
+        _set_script(command, args, j, module=not (args[j].value or "").endswith(".py"))
+    return len(args), True
 
 
 def _parse_deepspeed(command: LaunchCommand, args: list[ShellArg], i: int) -> tuple[int, bool]:
