@@ -215,11 +215,30 @@ def drop_caches(facts) -> None:
 
 
 def _json_worth_reporting(path: str, data: bytes) -> bool:
-    """A broken JSON file is reported only when it is evidently meant as a DeepSpeed config."""
+    """A broken JSON file is reported only when it is evidently meant as a DeepSpeed config: named
+    so, or holding a DeepSpeed key as a key (`"train_batch_size": ...`, not inside a string value:
+    a data file that quotes a command line), and not JSON lines (one value per line: data)."""
     from ..sources.dsconfig import _STRONG_MARKERS
 
     name = Path(path).name.lower()
-    return any(m.encode() in data for m in _STRONG_MARKERS) or "deepspeed" in name or name.startswith("ds_")
+    if "deepspeed" in name or name.startswith("ds_"):
+        return True
+    if _json_lines(data):
+        return False
+    return any(re.search(rb'"' + m.encode() + rb'"\s*:', data) for m in _STRONG_MARKERS if m.encode() in data)
+
+
+def _json_lines(data: bytes) -> bool:
+    """Does the file hold one complete JSON value per line (its first two lines, at least)?"""
+    import json
+
+    lines = [line for line in data.split(b"\n", 3)[:3] if line.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        return all(isinstance(json.loads(line), (dict, list)) for line in lines[:2])
+    except (ValueError, RecursionError):
+        return False
 
 
 

@@ -186,7 +186,21 @@ def invalid_config_value(ctx: ConfigContext) -> Iterator[Report]:
     for problem in problems(ctx.doc, ctx.settings, "accelerate"):
         if problem.kind in (BAD_TYPE, BAD_VALUE) and not is_fractional_bucket(problem, ctx.doc) \
                 and not _precision_clash(problem) and not _template_placeholder(ctx.doc, problem):
-            yield Report(span_of(ctx.doc, problem), problem.message)
+            overwritten = tuple(problem.path) in ACCELERATE_OVERWRITES
+            yield Report(span_of(ctx.doc, problem), problem.message,
+                         needs=("read-by-more-than-accelerate", ()) if overwritten else None)
+
+
+# accelerate's DeepSpeedPlugin.__post_init__ sets these in every config it reads, whatever the file says
+# (accelerate/utils/dataclasses.py: `self.deepspeed_config["steps_per_print"] = float("inf")`).
+ACCELERATE_OVERWRITES = frozenset({("steps_per_print",)})
+
+
+@decider("read-by-more-than-accelerate")
+def _decide_overwritten(finding, project, params):
+    """Drop a bad value that accelerate overwrites when accelerate is the only reader the linked setups show."""
+    readers = {s.config.consumer for s in link_setups(project) if s.config.path and norm_path(s.config.path) == norm_path(finding.path)}
+    return None if readers == {"accelerate"} else finding
 
 
 # hjson reads an unquoted placeholder up to the end of its line, so a trailing comma comes along.
