@@ -6,7 +6,10 @@ A dict built from literals and parameters is a `DictTemplate`: its leaves are li
 Evaluated with a call's arguments and the function's defaults (`evaluate`) it is the config the job
 uses. A key whose value is not known (a parameter given a non-literal argument, `args.micro_batch`)
 stays in the dict as a `NotLiteral`: present with an unknown value, never absent (absent would mean
-DeepSpeed's default). Rules that need the number see a non-number and say nothing.
+DeepSpeed's default). Rules that need the number see a non-number and say nothing. Three NotLiterals
+become values in the project phase: an `ImportedName` (a constant of another module of the project),
+a `Computed` (arithmetic on leaves known only then, `hidden * hidden` of a parameter) and an `OptionLeaf`
+(a command-line default, kept when no launch line passes the option); any left unresolved stays unknown.
 
 Each template keeps where every key is written (`spans`: key path -> the span of `"key": value`), so a
 rule reports a dict config in the .py file at its key, as it reports a JSON config at its pair.
@@ -42,13 +45,54 @@ class NotLiteral:
         return f"<{self.what}>"
 
 
+@dataclass(frozen=True, repr=False)
+class ImportedName(NotLiteral):
+    """A leaf that is a name another module of the project defines (`"stage": ZERO_STAGE` with `from
+    constants import ZERO_STAGE`, or `constants.ZERO_STAGE`): unknown until the linker reads that module's
+    constant (`resolve_leaves`); `local` is the name as the module writes it."""
+
+    local: str = ""
+
+
+@dataclass(frozen=True, repr=False)
+class Computed(NotLiteral):
+    """Arithmetic on leaves not all known when the module is read (`hidden * hidden` of a parameter, `2 *
+    ZERO_STAGE` of an imported name): folded once they are (`substitute`, `resolve_leaves`); `op` is the
+    operator's ast class name, `parts` its operands (one for a unary operator)."""
+
+    op: str = ""
+    parts: tuple = ()
+
+
+@dataclass(frozen=True, repr=False)
+class OptionLeaf(NotLiteral):
+    """A leaf taken from command-line defaults (`{"enabled": args.bf16}`): `default` holds unless a launch
+    line passes one of `options` (then the value is unknown); the linker decides (`given_options`)."""
+
+    default: Any = None
+    options: tuple = ()
+
+
+def given_options(value: Any, given: Callable[[tuple], Optional[bool]]) -> Any:
+    """`value` with each OptionLeaf replaced by its default where `given(options)` is False (no launch
+    line passes one); it stays unknown where one may."""
+    if isinstance(value, dict):
+        return {k: given_options(v, given) for k, v in value.items()}
+    if isinstance(value, OptionLeaf):
+        return value.default if given(value.options) is False else value
+    return value
+
+
 @dataclass(frozen=True)
 class DictTemplate:
-    """A dict literal whose keys are all strings; `spans` holds (key path, span of `"key": value`)."""
+    """A dict literal whose keys are all strings; `spans` holds (key path, span of `"key": value`).
+    `defaults`: (parameter, leaf) of the returning function's parameters whose default is no literal but a
+    module constant, an imported name or arithmetic on them (`hidden=HIDDEN`): the linker binds them."""
 
     value: dict
     spans: tuple
     span: Span  # the whole dict
+    defaults: tuple = ()
 
 
 def is_config_dict(node: ast.AST) -> bool:
@@ -95,15 +139,84 @@ def template_of(node: ast.Dict, lines, leaf: Callable[[ast.AST], Any],
 
 
 def literal_leaf(expr: ast.AST, known: Callable[[ast.AST], Any], params: frozenset = frozenset(),
-                 unknown: Any = None) -> Any:
+                 unknown: Any = None, model=None, depth: int = 0) -> Any:
     """A leaf as `template_of` wants it: a parameter's name is a Param, `known(expr)` (a literal, a module
-    constant) its value; anything else (`unknown` is what `known` gives for that) a NotLiteral."""
+    constant) its value; anything else (`unknown` is what `known` gives for that) a NotLiteral. With the
+    module's `model`, a name imported from a project module is an ImportedName, and arithmetic on leaves
+    not known yet (a Param, an ImportedName) a Computed."""
     if isinstance(expr, ast.Name) and expr.id in params:
         return Param(expr.id)
     value = known(expr)
-    if value is unknown:
-        text = ast.unparse(expr)
-        return NotLiteral(text if len(text) <= 40 else text[:39] + "…")
+    if value is not unknown:
+        return value
+    text = ast.unparse(expr)
+    text = text if len(text) <= 40 else text[:39] + "…"
+    if model is not None and depth < 8:
+        if isinstance(expr, (ast.Name, ast.Attribute)):
+            local = _project_import(model, expr)
+            if local is not None:
+                return ImportedName(text, local)
+        operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand] \
+            if isinstance(expr, ast.UnaryOp) else []
+        if operands and type(expr.op).__name__ in _OPERATORS:
+            parts = tuple(literal_leaf(p, known, params, unknown, model, depth + 1) for p in operands)
+            return fold(type(expr.op).__name__, parts, text)
+    return NotLiteral(text)
+
+
+def _project_import(model, expr: ast.AST) -> Optional[str]:
+    """`NAME` of `from constants import NAME`, or `constants.NAME` of `import constants`, a module of the
+    project (not a library): the name as written; None otherwise."""
+    from ..sources.names import is_library
+
+    name = expr if isinstance(expr, ast.Name) else expr.value if isinstance(expr, ast.Attribute) else None
+    if not isinstance(name, ast.Name):
+        return None
+    binding = model.binding_of(name)
+    if binding is None or binding.kind != ("from-import" if name is expr else "import"):
+        return None
+    qualname = binding.qualname or ""
+    if not qualname.startswith(".") and is_library(qualname.split(".")[0]):
+        return None
+    return name.id if name is expr else f"{name.id}.{expr.attr}"
+
+
+_OPERATORS = {
+    "Add": lambda a, b: a + b, "Sub": lambda a, b: a - b, "Mult": lambda a, b: a * b, "Div": lambda a, b: a / b,
+    "FloorDiv": lambda a, b: a // b, "Mod": lambda a, b: a % b,
+    "Pow": lambda a, b: a ** b if abs(b) <= 64 and abs(a) < 2 ** 64 else None,
+    "USub": lambda a: -a, "UAdd": lambda a: +a,
+}
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def fold(op: str, parts: tuple, what: str) -> Any:
+    """`op` applied to `parts` when every one is a number; a Computed while one is a Param, an
+    ImportedName or a Computed; else a NotLiteral (a string, a value the files do not show)."""
+    if all(_number(p) for p in parts):
+        try:
+            result = _OPERATORS[op](*parts)
+        except (ArithmeticError, ValueError, TypeError):
+            return NotLiteral(what)
+        return result if _number(result) and abs(result) < 2 ** 96 else NotLiteral(what)
+    if all(_number(p) or isinstance(p, (Param, ImportedName, Computed)) for p in parts):
+        return Computed(what, op, parts)
+    return NotLiteral(what)
+
+
+def resolve_leaves(value: Any, imported: Callable[[str], Any]) -> Any:
+    """`value` with each ImportedName replaced by `imported(local)` (its constant; None when no module
+    defines one: it stays unknown) and each Computed folded where its parts are now known."""
+    if isinstance(value, dict):
+        return {k: resolve_leaves(v, imported) for k, v in value.items()}
+    if isinstance(value, ImportedName):
+        found = imported(value.local)
+        return value if found is None else found
+    if isinstance(value, Computed):
+        return fold(value.op, tuple(resolve_leaves(p, imported) for p in value.parts), value.what)
     return value
 
 
@@ -113,6 +226,8 @@ def substitute(value: Any, bound: dict) -> Any:
         return {k: substitute(v, bound) for k, v in value.items()}
     if isinstance(value, Param):
         return bound.get(value.name, NotLiteral(value.name))
+    if isinstance(value, Computed):
+        return fold(value.op, tuple(substitute(p, bound) for p in value.parts), value.what)
     return value
 
 
@@ -160,15 +275,55 @@ def returned_template(returns: list, model, lines, literal: Callable[[ast.AST], 
         node = binding.value
     if not is_config_dict(node):
         return None
+    function = model.parent_of(returns[0])
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        function = model.parent_of(function)
+    arguments = function.args if function is not None else None
+    params = frozenset(a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs) \
+        if arguments is not None else frozenset()
+    known = module_known(model, literal, no_value)
 
     def leaf(value: ast.AST) -> Any:
         if isinstance(value, ast.Name):
             found = model.binding_of(value)
             if found is not None and found.kind == "parameter":
                 return Param(value.id)
-        return literal_leaf(value, literal, unknown=no_value)
+        return literal_leaf(value, known, params, no_value, model)
 
-    return template_of(node, lines, leaf)
+    found = template_of(node, lines, leaf)
+    if found is None or arguments is None:
+        return found
+    positional = arguments.posonlyargs + arguments.args
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults)) + [
+        (a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+    defaults = []
+    for arg, default in pairs:  # (a default is evaluated where the def is: no parameter of its own)
+        if literal(default) is no_value:
+            value = literal_leaf(default, known, frozenset(), no_value, model)
+            if not isinstance(value, NotLiteral) or isinstance(value, (ImportedName, Computed)):
+                defaults.append((arg.arg, value))
+    return DictTemplate(found.value, found.spans, found.span, tuple(defaults)) if defaults else found
+
+
+_SCALARS = (bool, int, float, str)
+
+
+def module_known(model, literal: Callable[[ast.AST], Any], no_value: Any) -> Callable[[ast.AST], Any]:
+    """`literal`, or else the constant a name, attribute or arithmetic evaluates to through the module's
+    bindings (`MICRO_BATCH = 2` bound once, `0.9 * HIDDEN * HIDDEN`): a number, string or bool that no
+    command-line option or environment variable sets (values.traced_constant); else `no_value`."""
+    from .values import UNKNOWN, traced_constant
+
+    def known(expr: ast.AST) -> Any:
+        value = literal(expr)
+        if value is not no_value or not isinstance(expr, (ast.Name, ast.Attribute, ast.BinOp, ast.UnaryOp)):
+            return value
+        traced = traced_constant(model, expr)
+        if traced.value is UNKNOWN or traced.options or traced.defaults or not isinstance(traced.value, _SCALARS):
+            return no_value
+        return traced.value
+
+    return known
 
 
 # Calls that only read a dict passed to them (or one of its methods): the config stays as written.
@@ -228,6 +383,7 @@ def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: 
     if not candidates:
         return out
     scope = model.own_scope(facts.tree)
+    known = module_known(model, literal, no_value)
 
     def unchanged(name: str) -> Optional[ast.Dict]:
         bound = scope.bindings.get(name, [])
@@ -242,7 +398,8 @@ def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: 
         if len(bindings) != 1 or bindings[0].value is not stmt.value:
             continue
         paths = overwritten(model, bindings[0], None)
-        found = template_of(stmt.value, facts.lines, lambda leaf: literal_leaf(leaf, literal, unknown=no_value),
+        found = template_of(stmt.value, facts.lines,
+                            lambda leaf: literal_leaf(leaf, known, unknown=no_value, model=model),
                             merged=merged) if paths is not None else None
         if found is not None:
             out[stmt.targets[0].id] = DictTemplate(with_overwritten(found.value, paths), found.spans, found.span)
@@ -271,6 +428,7 @@ class ConfigLayer:
     value: Any = None  # keys: {key: template value} (literals, NotLiterals, dicts of them)
     spans: tuple = ()  # keys: ((key path under holder), span in the script)
     source: Optional[str] = None
+    options: tuple = ()  # file: the command-line options whose default `source` is (a launch line names another)
 
 
 def _anchor(model, node: ast.AST) -> Optional[tuple]:
@@ -449,12 +607,12 @@ class DictNode:
     kind: str = "value"
 
 
-def _key_span(key: str, pair: Span) -> Optional[Span]:
-    """The quoted key at the start of `"key": value`, when its length shows in the key itself (no
-    escapes, one line); else None (rules then point at the pair)."""
+def _key_span(key: str, pair: Span, quoted: bool = True) -> Optional[Span]:
+    """The quoted key at the start of `"key": value` (a plain one for YAML's `key: value`), when its length
+    shows in the key itself (no escapes, one line); else None (rules then point at the pair)."""
     if not key.isascii() or not key.replace("_", "").replace("-", "").replace(".", "").isalnum():
         return None
-    width = len(key) + 2
+    width = len(key) + 2 * quoted
     if pair.end_offset - pair.start_offset < width:
         return None
     return Span(pair.start, Location(pair.start.row, pair.start.column + width), pair.start_offset,
@@ -472,7 +630,7 @@ class DictDoc:
     in_python = True
     duplicate_keys: tuple = ()  # a repeated key in a dict literal: Python keeps the last, DeepSpeed sees one
 
-    def __init__(self, path: str, value: dict, key_spans: dict):
+    def __init__(self, path: str, value: dict, key_spans: dict, quoted: bool = True):
         self.path, self.value = path, value
         self.text = None
         pairs = [span for key, span in key_spans.items() if len(key) == 1] or list(key_spans.values())
@@ -486,7 +644,7 @@ class DictDoc:
                 continue  # replaced by a NotLiteral (`cfg["zero_optimization"] = ...` later)
             child_value = holder[key[-1]]
             pair = key_spans[key]
-            parent.children[key[-1]] = DictNode(child_value, pair, _key_span(key[-1], pair), pair,
+            parent.children[key[-1]] = DictNode(child_value, pair, _key_span(key[-1], pair, quoted), pair,
                                                 kind="object" if isinstance(child_value, dict) else "value")
 
     def node(self, path: tuple) -> Optional[DictNode]:
@@ -547,6 +705,7 @@ def dict_documents(setups) -> list:
             continue
         key = (cfg.key_path, min(s.start_offset for s in cfg.key_spans.values()), repr(cfg.value))
         if key not in found:
-            found[key] = (DictDoc(cfg.key_path, cfg.value, cfg.key_spans), [])
+            quoted = not cfg.key_path.endswith((".yaml", ".yml"))  # (a YAML config read with yaml.safe_load)
+            found[key] = (DictDoc(cfg.key_path, cfg.value, cfg.key_spans, quoted), [])
         found[key][1].append(setup)
     return list(found.values())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, Optional
 
-from .config_dicts import DictDoc, DictNode
+from .config_dicts import DictDoc, DictNode, given_options, resolve_leaves
 
 if TYPE_CHECKING:
     from .link import ConfigLink, TrainingSetup
@@ -70,11 +70,14 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
     """Apply the layers of `ref` (how="layered") into `link`: its value, and `overlay` (an OverlayDoc) for
     the rules that report at keys. False, with a note, when a layer is not known (a file not among the
     checked configs, a constant no module defines, a key written into a dict that is not there)."""
-    from .link import config_bases, resolve_path
+    from .link import _option_value, _script_args, config_bases, resolve_path
+    from .option_defaults import option_passed
 
     value: dict = {}
     origins: list = []  # (key path in the result, file, document, key path in that document)
     program = project.program
+    args = _script_args(setup.command)
+    given = lambda options: option_passed(args, options)  # noqa: E731
     for layer in ref.layers:
         holder = value
         for key in layer.holder:
@@ -83,7 +86,14 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
             setup.notes["config"] = f"{ref.what}: {'.'.join(layer.holder)} is written into before it exists"
             return False
         if layer.kind == "file":
-            found = resolve_path(project, project.configs, layer.source, config_bases(project, setup))
+            source = layer.source
+            if layer.options and given(layer.options) is not False:  # the launch line names the file
+                named = _option_value(args, layer.options)
+                if named is None:
+                    setup.notes["config"] = f"{ref.what}: the file {' / '.join(layer.options)} names is not known"
+                    return False
+                source = named[0]
+            found = resolve_path(project, project.configs, source, config_bases(project, setup))
             doc = project.configs.get(found.found) if found.found is not None else None
             if doc is None or not isinstance(doc.value, dict):
                 setup.notes["config"] = f"{ref.what}: {found.why() if doc is None else f'{found.found} is no object'}"
@@ -97,10 +107,11 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
                 return False
             target, _, template = constant
             file = program.display.get(target, target)
-            entries, prefix = template.value, ()
+            entries, prefix = resolve_leaves(template.value, imported_values(program, target)), ()
             doc = DictDoc(file, template.value, dict(template.spans)) if template.spans else None
         else:
-            file, entries, prefix = setup.script_path, layer.value, ()
+            file, prefix = setup.script_path, ()
+            entries = given_options(resolve_leaves(layer.value, imported_values(program, file)), given)
             doc = DictDoc(file, layer.value, dict(layer.spans)) if layer.spans else None
         if doc is None:
             continue
@@ -123,6 +134,29 @@ def _described(layers: tuple) -> str:
         if not parts or parts[-1] != part:
             parts.append(part)
     return "built from " + ", then ".join(parts)
+
+
+def imported_values(program, path: str):
+    """The lookup `config_dicts.resolve_leaves` wants for the module `path`: an ImportedName's `local`
+    (`ZERO_STAGE` of `from constants import ZERO_STAGE`, `constants.ZERO_STAGE` of `import constants`) ->
+    the int or str that module binds it to once (`value_constants`), or None."""
+    from .program import norm_path
+
+    def lookup(local: str) -> Any:
+        head, _, attr = local.partition(".")
+        if not attr:
+            found = program.exported_constant(path, local, "value_constants")
+            return found[2] if found is not None else None
+        exports = program.modules.get(norm_path(path))
+        for ref in exports.imports if exports is not None and "." not in attr else ():
+            if ref.local == head and not ref.names:  # (`import a.b` binds a; `import a.b as c` binds a.b)
+                module = ref.module if ref.local != ref.module.split(".")[0] else head
+                target = program.module_file(path, module, ref.level)
+                module = program.modules.get(target) if target is not None else None
+                return module.value_constants.get(attr) if module is not None else None
+        return None
+
+    return lookup
 
 
 def overlay_of(setup: "TrainingSetup") -> Any:

@@ -32,6 +32,8 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..model import Span
 from ..sources.launch import launchers as launcher_table
 from . import lightning_strategies as pl_table
+from .option_defaults import launched_int, option_passed
+from .optimizer_builders import imported_builder
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
 from .script_setup import (ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts, resolved_lightning_site,
                            resolved_plugin_ref)
@@ -248,7 +250,7 @@ def _factory_lightning(project: "Project", setup: TrainingSetup) -> Optional[Lig
     if "**" in chosen or "devices" in chosen:
         changes.update(devices=None, devices_options=())
     if "**" in chosen or "num_nodes" in chosen:
-        changes["num_nodes"] = None
+        changes.update(num_nodes=None, num_nodes_options=())
     if "**" in chosen or "strategy" in chosen:
         changes.update(strategy=None, strategy_class=None, strategy_kwargs=None, strategy_kwargs_complete=False)
     if "**" in chosen or "plugins" in chosen:
@@ -546,6 +548,10 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
         given = _option_value(_script_args(command), setup.lightning.devices_options)
         devices = (int(given[0]) if given[0].isdigit() else None) if given else setup.lightning.devices
         setup.lightning = dataclasses.replace(setup.lightning, devices=devices)
+    if setup.lightning is not None and setup.lightning.num_nodes_options:  # `num_nodes=args.nodes`
+        site = setup.lightning
+        setup.lightning = dataclasses.replace(site, num_nodes=launched_int(
+            _script_args(command), site.num_nodes, site.num_nodes_options, site.num_nodes_direct))
     setup.accelerate = _accelerate_config(project, launch_path, command)
     if setup.accelerate is not None and setup.accelerate.unknown:
         setup.notes["accelerate_config"] = setup.accelerate.unknown
@@ -561,15 +567,53 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     _config(project, setup)
     if setup.lightning_cli is not None:
         _lightning_cli_config_positions(setup)
+    for args in facts.hf_training_args:
+        if args.class_fields:  # `per_device_train_batch_size=cfg.batch_size`, `cfg = RunConfig()` of another module
+            setup.resolved[id(args)] = args.with_class_defaults(
+                lambda klass, name: _class_default(project, script, klass, name))
     for init in facts.deepspeed_inits:
         if init.optimizer is not None and init.optimizer.builder:
             symbol = project.program.symbol(script, init.optimizer.builder)
             built = symbol.function.returns_optimizer if symbol is not None and symbol.function else None
+            path, how = (symbol.path if symbol is not None else None), init.optimizer.how
+            if built is None and how != "passed":
+                # `optimizer=optimizer_factory(lr)`: the factory returns a callable that DeepSpeed calls
+                found = imported_builder(project, script, init.optimizer.builder)
+                if found is not None:
+                    path, built, how = found[0], found[1][:3], found[1][3]
             if built is not None:  # `optimizer=build_optimizer(model)` from another module
                 qualname, span, keywords = built
                 setup.resolved[id(init.optimizer)] = ClientOptimizer(qualname, span, keywords, init.optimizer.where,
-                                                                     path=symbol.path)
+                                                                     path=path, how=how)
     return setup
+
+
+def _yaml_config(project: "Project", setup: TrainingSetup, link: ConfigLink, found: "PathLink") -> None:
+    """A config file the script reads with yaml.safe_load: its mapping as a config document at its keys
+    (the rules read it as a dict config: never strict, no JSON fix)."""
+    from ..sources import yaml_configs
+
+    project.note_input(str(found.real))
+    display = _display_of(project, found.real)
+    doc = yaml_configs.read_yaml(str(found.real), display)
+    if doc.error is not None or not isinstance(doc.value, dict) or not all(isinstance(k, str) for k in doc.value):
+        setup.notes["config"] = f"{display} {doc.error or 'is no mapping of DeepSpeed keys'}"
+        return
+    link.value, link.how = doc.value, f"{link.how} (YAML, read with yaml.safe_load)"
+    link.key_spans, link.key_path = yaml_configs.config_keys(doc), display
+
+
+def _class_default(project: "Project", script: str, klass: str, name: str) -> Any:
+    """The literal default of a field of a project dataclass `script` names `klass`, or UNKNOWN (also for
+    a class whose own `__init__` or `__post_init__` may set the field to something else)."""
+    from .module_summary import NO_VALUE
+    from .values import UNKNOWN
+
+    value, symbol = project.program.field_default(script, klass, name)
+    cls = symbol.klass if symbol is not None else None
+    if cls is None or not cls.is_dataclass or {"__init__", "__post_init__"} & {*cls.methods, *cls.dropped_methods}:
+        return UNKNOWN
+    return UNKNOWN if value is None or value == NO_VALUE else value
 
 
 def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], command):
@@ -792,6 +836,9 @@ def _env_device_indexes(project: "Project", setup: TrainingSetup) -> None:
     unless that module sets one of the variables itself."""
     setup.env_device_indexes = [(setup.script_path, index) for index in setup.facts.env_device_indexes]
     setup.env_device_indexes += _helper_env_device_indexes(project, setup)
+    args = _script_args(setup.command)  # (an option's default that reads the environment: unless the line passes it)
+    setup.env_device_indexes = [(path, index) for path, index in setup.env_device_indexes
+                                if not index.unless_options or option_passed(args, index.unless_options) is False]
 
 
 def _helper_env_device_indexes(project: "Project", setup: TrainingSetup) -> list:
@@ -870,6 +917,7 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         if helped is not None:
             refs.append(helped)
     args = _script_args(command)
+    loader = None  # "yaml": the script reads the chosen file with yaml.safe_load
     for ref in refs:
         ref = resolved_plugin_ref(project.program, ref, setup.script_path)  # `DeepSpeedPlugin(**BASE_KW)`
         written = None
@@ -893,10 +941,24 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             written, launch_span = env.value, env.span
             how = f"{ref.what} ← ${ref.env} on the launch line"
         elif ref.how == "dict" and isinstance(ref.value, dict):
-            link.value, link.how, link.ref_span, link.ref_path = ref.value, f"{ref.what}: a dict in {setup.script_path}", ref.span, setup.script_path
+            from .config_dicts import resolve_leaves
+            from .config_overlays import imported_values
+
+            link.value = resolve_leaves(ref.value, imported_values(project.program, setup.script_path))  # (`ZERO_STAGE`)
+            link.how, link.ref_span, link.ref_path = f"{ref.what}: a dict in {setup.script_path}", ref.span, setup.script_path
             link.key_spans, link.key_path = dict(ref.key_spans), setup.script_path
             setup.config = link
             return
+        elif ref.how == "config-object" and ref.loader == "node":  # `OmegaConf.to_container(cfg.deepspeed)`
+            from .omegaconf_values import setup_read_node
+
+            found = setup_read_node(project, setup, ref.config_read)
+            if isinstance(found, tuple):
+                link.value, link.key_path, link.key_spans = found
+                link.how = f"{ref.what}: {'.'.join(ref.config_read.keys)} of the {ref.config_read.how} YAML config"
+                link.ref_span, link.ref_path = ref.span, setup.script_path
+                setup.config = link
+                return
         elif ref.how == "config-object":
             from .omegaconf_values import setup_read_value
 
@@ -904,6 +966,10 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             if isinstance(value, str) and value:
                 written = value
                 how = f"{ref.what}: {'.'.join(ref.config_read.keys)} of the {ref.config_read.how} YAML config"
+        elif ref.how == "class-field":  # `deepspeed=cfg.deepspeed`, `cfg = RunConfig()` of another module
+            value = _class_default(project, setup.script_path, *ref.class_field)
+            if isinstance(value, str) and value:
+                written, how = value, f"{ref.what}: the default of {'.'.join(ref.class_field)}"
         elif ref.how == "plugin":
             _plugin_config(setup, ref, link)
             setup.config = link
@@ -914,6 +980,7 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
                 return
         if written:
             chosen = (written, how, ref.span, launch_span)
+            loader = ref.loader
             break
     if chosen is None and command is not None and facts.hf_args_file is not None:
         from .hf_args_file import args_file_config  # TrainingArguments from the args file the line names
@@ -947,6 +1014,8 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         if found.found is not None:
             link.path = found.found
             link.value = project.configs[found.found].value
+        elif found.real is not None and loader == "yaml":
+            _yaml_config(project, setup, link, found)
         elif found.real is not None:
             setup.notes["config"] = f"{written!r} is {found.candidates[0]}, not a DeepSpeed config among the checked files"
         else:
@@ -983,7 +1052,8 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
 def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
     """`config=get_ds_config(4)`: the dict the project function returns for these arguments (its
     literal defaults for the others), when its summary shows one; else the config stays unknown (a note)."""
-    from .config_dicts import bind_arguments, substitute
+    from .config_dicts import bind_arguments, resolve_leaves, substitute
+    from .config_overlays import imported_values
     from .module_summary import NO_VALUE
 
     symbol = project.program.symbol(setup.script_path, ref.builder)
@@ -992,12 +1062,14 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
     if template is None:
         setup.notes["config"] = f"{ref.what}: {ref.builder}(...) does not return a dict dslint can read"
         return False
-    bound = bind_arguments(function.params, function.kwonly, function.defaults, ref.arguments, dict(ref.keywords),
-                           NO_VALUE)
+    # (`hidden=HIDDEN`: a default the summary's literal reading left out, read with the template)
+    defaults = {**function.defaults, **{name: value for name, value in template.defaults
+                                        if function.defaults.get(name) == NO_VALUE}}
+    bound = bind_arguments(function.params, function.kwonly, defaults, ref.arguments, dict(ref.keywords), NO_VALUE)
     if bound is None:
         setup.notes["config"] = f"{ref.what}: the call of {ref.builder}(...) does not bind its parameters"
         return False
-    link.value = substitute(template.value, bound)
+    link.value = resolve_leaves(substitute(template.value, bound), imported_values(project.program, symbol.path))
     link.how = f"{ref.what}: the dict {ref.builder}(...) returns ({symbol.path}:{function.row})"
     link.ref_span, link.ref_path = ref.span, setup.script_path
     link.key_spans, link.key_path = dict(template.spans), symbol.path
@@ -1016,7 +1088,8 @@ def _code_config(how: str):
 
 def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
     """`config=DS_CONFIG` with `from conf import DS_CONFIG`: the dict that module binds the name to."""
-    from .config_dicts import with_overwritten
+    from .config_dicts import resolve_leaves, with_overwritten
+    from .config_overlays import imported_values
 
     program = project.program
     # (through a package that re-exports it: `from .ds_configs import DS` in hf/__init__.py)
@@ -1024,7 +1097,8 @@ def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, l
     if found is not None:
         target, name, template = found
         path = program.display.get(target, target)
-        link.value = with_overwritten(template.value, list(ref.overwritten))
+        link.value = with_overwritten(resolve_leaves(template.value, imported_values(program, target)),
+                                      list(ref.overwritten))
         link.how = f"{ref.what}: {name} of {path}"
         link.ref_span, link.ref_path = ref.span, setup.script_path
         link.key_spans, link.key_path = dict(template.spans), path

@@ -12,6 +12,10 @@ header, an interpolation `${...}` or a missing value `???` on the way, and any `
 whose key shares a prefix with the key read (a group choice `deepspeed=zero2` picks that option).
 The one interpolation resolved is the job's working directory in a Hydra leaf (`${hydra:runtime.cwd}`,
 `${oc.env:PWD}`), when the launch line's folder is certain (one folder names its script).
+
+A node turned into a dict (`OmegaConf.to_container(cfg.deepspeed)`, handed to DeepSpeed as its config) is
+read the same way, as a mapping with the positions of its keys (`setup_read_node`); an interpolation or a
+missing value in it is a value the files do not show.
 """
 from __future__ import annotations
 
@@ -79,23 +83,77 @@ def _script_dir(project: Any, script_path: str) -> Path:
     return (path if path.is_absolute() else Path(project.root) / path).parent
 
 
-def _yaml(project: Any, path: Path) -> Any:
-    """The parsed mapping of a YAML file (memoised per project), UNKNOWN when missing or unreadable."""
+def setup_read_node(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
+    """The mapping one launch reads at a node (`OmegaConf.to_container(cfg.deepspeed)`) as a config
+    document: (its value, the YAML file's path, key path under the node -> Span of the key in that file),
+    with interpolations and missing values (`${...}`, `???`) unknown (config_dicts.NotLiteral); UNKNOWN
+    when which file holds it, or its keys, are not certain (the leaf reading's caveats)."""
+    from .link import _display_of, config_bases
+
+    if read.how == "load":
+        found = _load_leaf(project, [b for b, _ in config_bases(project, setup)], read, node=True)
+    else:
+        args = list(setup.command.script_args) if setup.command is not None else []
+        found = _hydra_leaf(project, _script_dir(project, setup.script_path), read, args, node=True)
+    if found is UNKNOWN:
+        return UNKNOWN
+    value, path, prefix = found
+    doc = _yaml_doc(project, path)
+    spans = {key[len(prefix):]: span for key, span in (_config_keys(doc) if doc is not None else {}).items()
+             if key[:len(prefix)] == prefix and len(key) > len(prefix)}
+    return (_unknown_interpolations(value), _display_of(project, path), spans) if spans else UNKNOWN
+
+
+def _config_keys(doc: Any) -> dict:
+    from ..sources.yaml_configs import config_keys
+
+    return config_keys(doc)
+
+
+def _unknown_interpolations(value: Any) -> Any:
+    from .config_dicts import NotLiteral
+
+    if isinstance(value, dict):
+        return {k: _unknown_interpolations(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unknown_interpolations(v) for v in value]
+    if isinstance(value, str) and ("${" in value or value == "???"):
+        return NotLiteral(value if len(value) <= 40 else value[:39] + "…")
+    return value
+
+
+def _node(content: Any, keys: tuple) -> Any:
+    """The mapping at `keys` (string keys only), else UNKNOWN."""
+    value = content
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return UNKNOWN
+        value = value[key]
+    return value if isinstance(value, dict) and value and all(isinstance(k, str) for k in value) else UNKNOWN
+
+
+def _yaml_doc(project: Any, path: Path) -> Any:
+    """The YamlDoc of a file (memoised per project), None when missing or unreadable."""
     from ..sources import yaml_configs
 
     project.note_input(str(path))
-    memo = project.__dict__.get("_omegaconf_memo")
+    memo = project.__dict__.get("_omegaconf_docs")
     if memo is None:
-        memo = project._omegaconf_memo = {}  # type: ignore[attr-defined]
+        memo = project._omegaconf_docs = {}  # type: ignore[attr-defined]
     key = str(path)
     if key not in memo:
-        doc = yaml_configs.read_yaml(key, key) if path.is_file() else None
-        ok = doc is not None and doc.error is None and isinstance(doc.value, dict) and "@package" not in (doc.text or "")
-        memo[key] = doc.value if ok else UNKNOWN
+        memo[key] = yaml_configs.read_yaml(key, key) if path.is_file() else None
     return memo[key]
 
 
-def _load_leaf(project: Any, bases: list, read: ConfigObjectRead) -> Any:
+def _yaml(project: Any, path: Path) -> Any:
+    """The parsed mapping of a YAML file (memoised per project), UNKNOWN when missing or unreadable."""
+    doc = _yaml_doc(project, path)
+    ok = doc is not None and doc.error is None and isinstance(doc.value, dict) and "@package" not in (doc.text or "")
+    return doc.value if ok else UNKNOWN
+
+
+def _load_leaf(project: Any, bases: list, read: ConfigObjectRead, node: bool = False) -> Any:
     found = {}
     for base in bases:
         path = Path(read.path) if os.path.isabs(read.path) else base / read.path
@@ -104,10 +162,15 @@ def _load_leaf(project: Any, bases: list, read: ConfigObjectRead) -> Any:
             found.setdefault(path.resolve(), path)
     if len(found) != 1:
         return UNKNOWN
-    return _leaf(_yaml(project, next(iter(found.values()))), read.keys)
+    path = next(iter(found.values()))
+    if node:
+        value = _node(_yaml(project, path), read.keys)
+        return UNKNOWN if value is UNKNOWN else (value, path, read.keys)
+    return _leaf(_yaml(project, path), read.keys)
 
 
-def _hydra_leaf(project: Any, script_dir: Path, read: ConfigObjectRead, args: list, cwd: Any = None) -> Any:
+def _hydra_leaf(project: Any, script_dir: Path, read: ConfigObjectRead, args: list, cwd: Any = None,
+                node: bool = False) -> Any:
     if os.path.isabs(read.path):
         return UNKNOWN
     folder = script_dir / read.path
@@ -143,20 +206,23 @@ def _hydra_leaf(project: Any, script_dir: Path, read: ConfigObjectRead, args: li
         parts = tuple(key.lstrip("+~").split("."))
         if parts[:len(read.keys)] == read.keys[:len(parts)]:
             return UNKNOWN
-    sources = [({k: v for k, v in primary.items() if k != "defaults"}, ())]
+    sources = [({k: v for k, v in primary.items() if k != "defaults"}, (), folder / name)]
     for group, option in choices.items():
         content = _yaml(project, folder / group / f"{option}.yaml")
         if content is UNKNOWN or "defaults" in content:
             if read.keys[0] == group:
                 return UNKNOWN
             continue
-        sources.append((content, (group,)))
+        sources.append((content, (group,), folder / group / f"{option}.yaml"))
     found = []
-    for content, package in sources:
+    for content, package, path in sources:
         if read.keys[:len(package)] != package:
             continue
         rest = read.keys[len(package):]
-        if rest and rest[0] in content:
+        if node and (not rest or rest[0] in content):  # (a group option's file is the node itself)
+            value = _node(content, rest)
+            found.append(UNKNOWN if value is UNKNOWN else (value, path, rest))
+        elif rest and rest[0] in content:
             found.append(_leaf(content, rest, cwd))
         elif not rest:
             return UNKNOWN

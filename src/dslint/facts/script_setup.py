@@ -18,20 +18,22 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from ..model import Span
 from ..sources.names import dotted, is_library, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts
 from .bindings import SemanticModel, semantic_model
-from .config_dicts import (ConfigLayer, NotLiteral, changes_in_order, dict_layers, literal_leaf, overwritten,
-                           template_of, with_overwritten)
+from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, changes_in_order, dict_layers, literal_leaf,
+                           overwritten, template_of, with_overwritten)
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
-from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
                      config_object_read, constant, env_accesses, instance_field, traced_constant)
+from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
+from .option_defaults import option_default
+from .optimizer_builders import callable_optimizer, returned_optimizer
 
 CPU_OPTIMIZERS = ("deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam",
                   "deepspeed.ops.adagrad.DeepSpeedCPUAdagrad", "deepspeed.ops.lion.DeepSpeedCPULion",
@@ -45,6 +47,8 @@ SPAWNERS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processe
 PIPELINE_MODULES = ("deepspeed.pipe.PipelineModule", "deepspeed.runtime.pipe.PipelineModule",
                     "deepspeed.runtime.pipe.module.PipelineModule")
 # Packages whose functions never build a config of the project (`json.load`, `deepspeed.*`): not a builder.
+OMEGACONF_CONTAINERS = ("omegaconf.OmegaConf.to_container", "omegaconf.omegaconf.OmegaConf.to_container")
+YAML_LOADS = ("yaml.safe_load", "yaml.load", "yaml.full_load", "yaml.unsafe_load")  # (a dict of the document)
 # deepspeed/__init__.py _add_core_arguments: the options `deepspeed.add_config_arguments` adds.
 DEEPSPEED_CONFIG_OPTIONS = ("--deepspeed_config", "--deepscale_config")
 
@@ -56,7 +60,8 @@ class ConfigRef:
     how: "literal" (a path written in the script), "argument" (a command-line option, maybe
     with a default), "env" (an environment variable), "dict" (a dict built in the script),
     "layered" (loaded files, imported constants and literal keys in program order: `layers`),
-    "plugin" (accelerate's DeepSpeedPlugin(...) keywords), "unknown".
+    "plugin" (accelerate's DeepSpeedPlugin(...) keywords), "class-field" (a field of an instance of
+    another module's class kept at its default: `class_field`), "unknown".
     """
 
     how: str
@@ -89,6 +94,12 @@ class ConfigRef:
     # how="plugin": `DeepSpeedPlugin(**BASE_KW)` with BASE_KW a dict of another module (keyword_splats.CallKeywords):
     # the linker resolves it (`resolved_plugin_ref`) into `keywords`
     splats: Any = None
+    # how="class-field": (class as the script names it, field) of `deepspeed=cfg.deepspeed` with `cfg =
+    # RunConfig()` of another module (`_Extractor.instance_default`); the linker reads the field's default
+    class_field: Optional[tuple] = None
+    # "yaml": the file is read with yaml.safe_load (or yaml.load, full_load): a YAML document, not JSON;
+    # "node" (how="config-object"): the dict of an OmegaConf/Hydra node (`OmegaConf.to_container(cfg.deepspeed)`)
+    loader: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,9 @@ class ClientOptimizer:
     where: str  # "deepspeed.initialize" | "configure_optimizers" | "script"
     builder: Optional[str] = None  # `build_optimizer` when an imported function builds it (the linker resolves it)
     path: Optional[str] = None  # the module holding the constructor, when not the script
+    # a callable DeepSpeed calls to build it (optimizer_builders.py): "lambda", "def", "partial"; "" for the
+    # optimizer itself; with `builder`, "passed": the imported function itself is given (`optimizer=make_optimizer`)
+    how: str = ""
 
 
 @dataclass(frozen=True)
@@ -136,6 +150,10 @@ class LightningSite:
     # `DeepSpeedStrategy(**STRATEGY_KW)` with STRATEGY_KW a dict of another module (keyword_splats.CallKeywords):
     # the linker resolves it into `strategy_kwargs` (`resolved_lightning_site`)
     strategy_splats: Any = None
+    # `num_nodes=args.nodes`: `num_nodes` holds the default of these options; the linker reads the launch
+    # line (option_defaults.launched_int; `num_nodes_direct`: the option itself, not a value computed from it)
+    num_nodes_options: tuple = ()
+    num_nodes_direct: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,6 +178,9 @@ class EnvDeviceIndex:
     keys: tuple
     unset_index: Optional[int]
     function: Optional[str] = None  # the top-level function of the module it is in (None: elsewhere)
+    # `set_device(args.local_rank)` with `--local_rank` defaulting to the environment read: the read counts
+    # only when the launch line passes none of these options (the linker checks)
+    unless_options: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -220,15 +241,30 @@ class HfTrainingArgs:
     unknown: tuple
     open: bool
     defaults: bool
+    # (field, class, class field, span of the keyword) of keywords given a field of an instance of another
+    # module's class left at its default (`per_device_train_batch_size=cfg.batch_size`, `cfg = RunConfig()`):
+    # unknown until the linker reads the class's default (`with_class_defaults`)
+    class_fields: tuple = ()
 
     def value(self, name: str) -> tuple[Any, Optional[Span]]:
         """(value, span of its keyword or None for a default) of a field; (UNKNOWN, None) when the
         script does not tell."""
         if name in self.known:
             return self.known[name]
-        if name in self.unknown or self.open or not self.defaults or name not in HF_TRAINING_ARGS_DEFAULTS:
+        if name in self.unknown or self.open or not self.defaults or name not in HF_TRAINING_ARGS_DEFAULTS \
+                or any(entry[0] == name for entry in self.class_fields):
             return UNKNOWN, None
         return HF_TRAINING_ARGS_DEFAULTS[name], None
+
+    def with_class_defaults(self, default: Callable[[str, str], Any]) -> "HfTrainingArgs":
+        """This call with its class fields known where `default(class, field)` gives a literal (else
+        UNKNOWN: the field stays unknown)."""
+        known = dict(self.known)
+        for name, klass, attr, span in self.class_fields:
+            value = default(klass, attr)
+            if value is not UNKNOWN:
+                known[name] = (value, span)
+        return dataclasses.replace(self, known=known)
 
 
 @dataclass
@@ -338,7 +374,8 @@ class _Extractor:
         if isinstance(value, str):
             return ConfigRef("literal", consumer, what, span, path=value)
         if isinstance(expr, ast.Dict):
-            found = template_of(expr, self.f.lines, lambda leaf: literal_leaf(leaf, self.known, unknown=UNKNOWN),
+            found = template_of(expr, self.f.lines, lambda leaf: literal_leaf(leaf, self.known, unknown=UNKNOWN,
+                                                                              model=self.model),
                                 merged=self.unchanged_dict)
             if found is not None:
                 return ConfigRef("dict", consumer, what, span, value=found.value, key_spans=found.spans)
@@ -355,6 +392,10 @@ class _Extractor:
         read = config_object_read(self.model, expr)
         if read is not None:
             return ConfigRef("config-object", consumer, what, span, config_read=read)
+        if isinstance(expr, ast.Call) and (self.f.callee_name(expr) or "") in OMEGACONF_CONTAINERS and expr.args:
+            read = config_object_read(self.model, expr.args[0])  # `OmegaConf.to_container(cfg.deepspeed)`
+            if read is not None:
+                return ConfigRef("config-object", consumer, what, span, config_read=read, loader="node")
         name = dotted(expr)
         if name and "." in name:
             head, attr = name.rsplit(".", 1)
@@ -373,6 +414,12 @@ class _Extractor:
             if templated is not None:
                 path, options = templated
                 return ConfigRef("literal", consumer, what, span, path=path, unless_options=options)
+        if isinstance(expr, ast.Attribute):
+            value, other = self.instance_default(expr)
+            if isinstance(value, str) and value:
+                return ConfigRef("literal", consumer, what, span, path=value)
+            if other is not None:
+                return ConfigRef("class-field", consumer, what, span, class_field=other)
         env = self.env_read(expr)
         if env:
             return ConfigRef("env", consumer, what, span, env=env)
@@ -385,7 +432,8 @@ class _Extractor:
                     inner = opened.context
             if isinstance(inner, ast.Call) and getattr(inner.func, "id", "") == "open" and inner.args:
                 ref = self.config_ref(inner.args[0], consumer, what, depth + 1)
-                return ConfigRef(ref.how, consumer, what, span, ref.path, ref.options, ref.env)
+                loader = "yaml" if (self.f.callee_name(expr) or "") in YAML_LOADS else None
+                return ConfigRef(ref.how, consumer, what, span, ref.path, ref.options, ref.env, loader=loader)
         imported = self.imported_constant(expr, consumer, what)
         if imported is not None:
             return imported
@@ -461,7 +509,14 @@ class _Extractor:
         return dataclasses.replace(found, span=self.span(expr)) if found is not None else None
 
     def layer_leaf(self, expr: ast.AST):
-        return literal_leaf(expr, self.known, unknown=UNKNOWN)
+        found = literal_leaf(expr, self.known, unknown=UNKNOWN, model=self.model)
+        if type(found) is NotLiteral:  # `{"enabled": args.bf16}`: the default, unless the launch line passes it
+            default = option_default(self.model, expr)
+            if default is not None and isinstance(default.value, (bool, int, float, str)):
+                # (`--no-bf16` of a BooleanOptionalAction sets it too)
+                options = default.options + tuple(f"--no-{o[2:]}" for o in default.options if o.startswith("--"))
+                return OptionLeaf(found.what, default.value, options)
+        return found
 
     def splat(self, expr: ast.AST, holder: tuple) -> Optional[list]:
         """What `**expr` (or `update(expr)`) merges at `holder`: a config file loaded unchanged
@@ -471,6 +526,8 @@ class _Extractor:
             if "load" not in (dotted(expr.func) or ""):
                 return None
             ref = self.config_ref(expr, "", "")
+            if ref.how == "argument" and ref.path:  # `json.load(open(args.ds))`: its default, or the launch's
+                return [ConfigLayer("file", holder, source=ref.path, options=ref.options)]
             return [ConfigLayer("file", holder, source=ref.path)] if ref.how == "literal" and ref.path \
                 and not ref.unless_options else None
         if not isinstance(expr, ast.Name):
@@ -604,11 +661,28 @@ class _Extractor:
             qualname = self.f.callee_name(expr)
             if qualname and qualname.startswith("torch.optim.") and qualname.count(".") == 2:
                 return ClientOptimizer(qualname, self.span(expr), tuple(k.arg for k in expr.keywords if k.arg), where)
+            built = callable_optimizer(self.model, expr) if where == "deepspeed.initialize" else None
+            if built is not None:  # `functools.partial(torch.optim.AdamW, ...)`, a factory of the script
+                return ClientOptimizer(built.qualname, self.span(built.node), built.keywords, where, how=built.how)
+            made = returned_optimizer(self.model, expr) if where == "deepspeed.initialize" else None
+            if made is not None:  # `make_optimizer(model)`, a def of the script returning the constructor
+                return ClientOptimizer(self.model.resolve(made.func), self.span(made),
+                                       tuple(k.arg for k in made.keywords if k.arg), where)
             root = root_name(expr.func)
             binding = self.model.binding_of(root) if root is not None else None
             if binding is not None and binding.kind in ("import", "from-import") and not (qualname or "").startswith(
                     ("torch.", "deepspeed.", "transformers.", "accelerate.")):
                 return ClientOptimizer("", self.span(expr), (), where, builder=dotted(expr.func))
+        if where == "deepspeed.initialize":  # DeepSpeed calls a callable with the parameters
+            built = callable_optimizer(self.model, expr)
+            if built is not None:
+                return ClientOptimizer(built.qualname, self.span(built.node), built.keywords, where, how=built.how)
+            root = root_name(expr) if isinstance(expr, (ast.Name, ast.Attribute)) and depth == 0 else None
+            binding = self.model.binding_of(root) if root is not None else None
+            if binding is not None and binding.kind in ("import", "from-import") and dotted(expr) and \
+                    not is_library(self.model.resolve(expr) or binding.qualname or ""):
+                return ClientOptimizer("", self.span(expr), (), where, builder=dotted(expr), how="passed")
+        if isinstance(expr, ast.Call):
             return None
         if isinstance(expr, ast.Name) and depth < 3:
             leaves = self.model.values_of(expr)
@@ -822,6 +896,9 @@ class _Extractor:
             else:
                 devices = self.known(devices_node)  # `devices=NUM_GPUS`, a module constant
         nodes = self.known(site.keyword("num_nodes")) if site.keyword("num_nodes") is not None else 1
+        from_option = option_default(self.model, site.keyword("num_nodes")) if nodes is UNKNOWN else None
+        if from_option is not None:
+            nodes = from_option.value
         strategy_node = site.keyword("strategy")
         strategy_node = self.follow(strategy_node)
         strategy = strategy_class = kwargs = config = splats = None
@@ -870,7 +947,8 @@ class _Extractor:
             strategy=strategy, strategy_span=self.span(strategy_node) if strategy_node is not None else None,
             strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
             config=config, cluster_environment=environment, devices_options=devices_options,
-            strategy_splats=splats)
+            strategy_splats=splats, num_nodes_options=from_option.options if from_option is not None else (),
+            num_nodes_direct=from_option is not None and from_option.direct)
 
     def from_option_defaults(self, expr: ast.AST) -> Optional[tuple]:
         """`f"configs/ds_zero{args.zero_stage}.json"`: (the path with each option's default, the
@@ -904,6 +982,62 @@ class _Extractor:
             return (value if isinstance(value, int) and not isinstance(value, bool) else None), None
         return None, (dotted(found.klass), found.field)
 
+    def instance_default(self, expr: ast.Attribute) -> tuple[Any, Optional[tuple]]:
+        """`cfg.batch_size` of an instance left at the class's default, built in the module (`cfg =
+        RunConfig()`) or passed in (`main(RunConfig())`, `passed_instance`): (its value, None) for a class
+        of this module, (UNKNOWN, (class, field)) for one of another module (the linker reads its
+        default); (UNKNOWN, None) otherwise."""
+        found = instance_field(self.model, self.model.value_of(expr))
+        klass = found.klass if found is not None else self.passed_instance(expr)
+        if klass is None:
+            return UNKNOWN, None
+        name = dotted(klass) or ""
+        if name in self.f.classes:
+            methods = {stmt.name for stmt in self.f.classes[name].body if isinstance(stmt, ast.FunctionDef)}
+            default = class_field_default(self.model, name, expr.attr) if found is not None or not \
+                {"__init__", "__post_init__"} & methods else None  # (they may set it otherwise)
+            return (self.known(default) if default is not None else UNKNOWN), None
+        root = root_name(klass)
+        binding = self.model.binding_of(root) if root is not None else None
+        if binding is None or binding.kind not in ("import", "from-import") or (
+                not (binding.qualname or "").startswith(".") and is_library((binding.qualname or "").split(".")[0])):
+            return UNKNOWN, None
+        return UNKNOWN, (name, expr.attr)
+
+    def passed_instance(self, expr: ast.Attribute) -> Optional[ast.expr]:
+        """The class of `cfg` in `cfg.x` when `cfg` is a parameter of a top-level function that the module
+        only calls, each time with `C()` (no arguments) for it, and the function only reads attributes of
+        it (no store, no method call, not passed on): `C`; else None."""
+        param = expr.value
+        binding = self.model.binding_of(param) if isinstance(param, ast.Name) else None
+        if binding is None or binding.kind != "parameter" or binding.position is None:
+            return None
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in self.f.tree.body:
+            return None
+        for use in self.model.uses_of(binding):
+            parent = self.model.parent_of(use)
+            if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)) or (
+                    isinstance(self.model.parent_of(parent), ast.Call) and self.model.parent_of(parent).func is parent):
+                return None
+        defined = self.model.own_scope(self.f.tree).bindings.get(function.name, [])
+        if len(defined) != 1 or defined[0].node is not function:
+            return None
+        classes = set()
+        for use in self.model.uses_of(defined[0]) or [None]:
+            call = self.model.parent_of(use) if use is not None else None
+            if not isinstance(call, ast.Call) or call.func is not use or any(
+                    isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+                return None
+            given = call.args[binding.position] if binding.position < len(call.args) else next(
+                (k.value for k in call.keywords if k.arg == binding.name), None)
+            built = self.model.value_of(given) if given is not None else None
+            if not isinstance(built, ast.Call) or built.args or built.keywords or not dotted(built.func):
+                return None
+            classes.add(dotted(built.func))
+            klass = built.func
+        return klass if len(classes) == 1 else None
+
     def worker_count(self, expr: ast.AST) -> tuple[Optional[int], bool, tuple]:
         """A worker count through names, module constants and command-line defaults: (the int, whether
         it is the machine's CPU count, the options whose default it is); (None, False, ()) when neither:
@@ -929,11 +1063,17 @@ class _Extractor:
         """What one TrainingArguments(...) call says about the fields HF compares with the config."""
         known: dict = {}
         unknown: list = []
+        fields: list = []
         for keyword in site.node.keywords:
             if keyword.arg is None or keyword.arg not in HF_TRAINING_ARGS_DEFAULTS:
                 continue
             value = self.known(keyword.value)
-            if value is UNKNOWN:
+            other = None
+            if value is UNKNOWN and isinstance(keyword.value, ast.Attribute):
+                value, other = self.instance_default(keyword.value)
+            if other is not None:
+                fields.append((keyword.arg, *other, self.span(keyword)))
+            elif value is UNKNOWN:
                 unknown.append(keyword.arg)
             else:
                 known[keyword.arg] = (value, self.span(keyword))
@@ -941,6 +1081,7 @@ class _Extractor:
         changed = self.changed_fields(site.node)
         for name in changed - {"*"}:
             known.pop(name, None)
+            fields = [entry for entry in fields if entry[0] != name]
             if name not in unknown:
                 unknown.append(name)
         qualname = site.qualname or ""
@@ -949,7 +1090,7 @@ class _Extractor:
             known=known, unknown=tuple(unknown),
             open=site.has_star_kwargs or len(site.node.args) > 1 or any(isinstance(a, ast.Starred) for a in site.node.args)
             or "*" in changed,
-            defaults=qualname in HF_DEFAULTS_FROM)
+            defaults=qualname in HF_DEFAULTS_FROM, class_fields=tuple(fields))
 
     def changed_fields(self, call: ast.Call) -> set:
         """Fields of the object a TrainingArguments call builds that the module assigns afterwards
@@ -1026,7 +1167,16 @@ class _Extractor:
         reads = {id(a.node): a for a in env_accesses(model) if a.kind == "read"}
         for site in sites:
             index = site.argument(0, "device")
-            if index is None or _reads_command_line(model, index):
+            options: tuple = ()
+            if index is not None and _reads_command_line(model, index):
+                # `args.local_rank` whose default is `int(os.environ.get("LOCAL_RANK", 0))`
+                source = argparse_source(model, model.value_of(index))
+                if source is None or source[1] is None:
+                    continue
+                index, options = source[1], argparse_options(model, source[0])
+                if not options or _reads_command_line(model, index):
+                    continue
+            if index is None:
                 continue
             found = _env_reads_in(model, index, reads)
             if not found:  # None (not the environment's alone) or [] (a constant: DSL101's)
@@ -1040,7 +1190,7 @@ class _Extractor:
             top = function.name if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 any(stmt is function for stmt in self.f.tree.body) else None
             self.out.env_device_indexes.append(EnvDeviceIndex(self.span(site.node), self.span(found[0].node),
-                                                              keys, unset, top))
+                                                              keys, unset, top, unless_options=options))
 
     def read_env_sets(self) -> None:
         for node, _ in self.f.of_type(ast.Assign):

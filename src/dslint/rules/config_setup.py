@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ..facts.link import TrainingSetup, link_setups
+from ..facts.weight_saves import setup_weight_saves  # (registers the "weight_saves" summary extractors)
 from ..facts.values import UNKNOWN
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
@@ -170,7 +171,8 @@ def offload_with_client_optimizer(ctx: SetupContext) -> Iterator[Report]:
         consequence = ("makes deepspeed.initialize raise ZeRORuntimeException" if forced else
                        "steps in PyTorch's slow CPU code")
         fix = None
-        if client.qualname in ("torch.optim.Adam", "torch.optim.AdamW") and set(client.keywords) <= SUPPORTED_KEYWORDS:
+        if client.qualname in ("torch.optim.Adam", "torch.optim.AdamW") and set(client.keywords) <= SUPPORTED_KEYWORDS \
+                and client.how != "partial":  # (the span of `partial(torch.optim.AdamW, ...)` is no constructor)
             adamw = client.qualname.endswith("AdamW")
             fix = make_fix("to-deepspeed-cpu-adam",
                            f"use deepspeed.ops.adam.DeepSpeedCPUAdam(..., adamw_mode={adamw}) instead",
@@ -274,7 +276,8 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
     for setup, doc in _linked(ctx):
         read = effective(doc.value, ctx.settings)
         zero = doc.value.get("zero_optimization")
-        if read is None or read.zero_stage != 3 or not isinstance(zero, dict) or not setup.facts.saves:
+        saves = setup_weight_saves(ctx.project, setup) if read is not None and read.zero_stage == 3 else []
+        if not isinstance(zero, dict) or not saves:
             continue
         if any(_unknown(doc, ("zero_optimization", k)) for k in GATHER_KEYS):
             continue
@@ -282,8 +285,8 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
         if current is True or (current == "auto" and setup.config.consumer == "accelerate"):
             continue
         key = next((k for k in GATHER_KEYS if k in zero), None)
-        save = setup.facts.saves[0]
-        consequence = _CONSEQUENCE[save.what]
+        save_path, save_span, save_what = saves[0]
+        consequence = _CONSEQUENCE[save_what]
         zero_node = doc.node(("zero_optimization",))
         fix = None
         if doc.strict:
@@ -298,10 +301,10 @@ def zero3_save_without_gather(ctx: SetupContext) -> Iterator[Report]:
         why = (f"'auto' {key} (false under the HF Trainer)" if current == "auto" else
                f"{key} false" if key else "no stage3_gather_16bit_weights_on_model_save")
         yield Report(target,
-                     f"ZeRO-3 with {why}: {consequence} ({file_label(setup.script_path, 20)}:{save.span.start.row}); "
+                     f"ZeRO-3 with {why}: {consequence} ({file_label(save_path, 20)}:{save_span.start.row}); "
                      "set it to true",
                      path=_file_of(doc, target), fix=fix,
-                     related=[(setup.script_path, save.span, "saves 16-bit weights")])
+                     related=[(save_path, save_span, "saves 16-bit weights")])
     yield from _zero3_save_in_built_config(ctx)
 
 
@@ -319,7 +322,8 @@ def _zero3_save_in_built_config(ctx: SetupContext) -> Iterator[Report]:
 
     seen = set()
     for setup in link_setups(ctx.project, ctx.settings):
-        if setup.config.consumer != "accelerate" or not setup.facts.saves:
+        saves = setup_weight_saves(ctx.project, setup) if setup.config.consumer == "accelerate" else []
+        if not saves:
             continue
         value = setup.config_value or {}
         zero = value.get("zero_optimization")
@@ -336,11 +340,11 @@ def _zero3_save_in_built_config(ctx: SetupContext) -> Iterator[Report]:
         if (path, span.start_offset) in seen:
             continue
         seen.add((path, span.start_offset))
-        save = setup.facts.saves[0]
+        save_path, save_span, save_what = saves[0]
         yield Report(span,
-                     f"ZeRO-3 with {short(name, 30)} false: {_CONSEQUENCE[save.what]} "
-                     f"({file_label(setup.script_path, 20)}:{save.span.start.row}); set zero3_save_16bit_model to true",
-                     path=path, related=[(setup.script_path, save.span, "saves 16-bit weights")])
+                     f"ZeRO-3 with {short(name, 30)} false: {_CONSEQUENCE[save_what]} "
+                     f"({file_label(save_path, 20)}:{save_span.start.row}); set zero3_save_16bit_model to true",
+                     path=path, related=[(save_path, save_span, "saves 16-bit weights")])
 
 
 @setup_rule("DSL612", "scheduler-overrides-hf-trainer")
@@ -465,7 +469,8 @@ def _training_args_for(setup: TrainingSetup):
     span = setup.config.ref_span
     if span is None or setup.config.ref_path != setup.script_path:
         return []
-    return [a for a in setup.facts.hf_training_args if a.config_span == span]
+    # (setup.resolved: the call with the defaults of another module's class it reads, `cfg.batch_size`)
+    return [setup.resolved.get(id(a), a) for a in setup.facts.hf_training_args if a.config_span == span]
 
 
 def _hf_mismatches(setup: TrainingSetup, doc) -> Iterator[tuple]:

@@ -101,6 +101,18 @@ def read_yaml(abspath: str, display: str) -> YamlDoc:
     return parse_yaml(text, display)
 
 
+def config_keys(doc: YamlDoc) -> dict:
+    """key path -> Span of every mapping key of a YAML DeepSpeed config read with `yaml.safe_load` (the
+    `key: value` pair, or the key of a block), for a config document of its value (config_dicts.DictDoc);
+    keys under a list are left out (no rule reports inside one)."""
+    found: dict = {}
+    for key in doc.keys:
+        span = doc.span(key) if all(isinstance(part, str) for part in key) else None
+        if span is not None:
+            found[key] = span
+    return found
+
+
 def _first_line(error: Exception) -> str:
     return (str(error).strip().splitlines() or [""])[0]
 
