@@ -32,3 +32,8 @@ def test_read_by_deepspeed_itself_it_is_reported(project):
 
 def test_read_by_no_linked_setup_it_is_reported(project):
     assert _dsl603(project, {"cfg/ds.json": CONFIG}) == ["cfg/ds.json"]
+
+
+def test_named_by_an_accelerate_yaml_no_launch_uses_yet_it_is_overwritten(project):
+    yaml = ACCELERATE_YAML.replace("cfg/ds.json", "configs/deepspeed/ds.json")
+    assert _dsl603(project, {"exp/configs/deepspeed/ds.json": CONFIG, "exp/configs/zero1.yaml": yaml}) == []

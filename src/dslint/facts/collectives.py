@@ -368,8 +368,9 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
             break
     # (the other ranks may make the matching call through a helper too: `broadcast(x)` in both branches)
     paired = direct + [(site.node, bearing[key][0], site.ctx) for site, key in helper_calls if key in bearing]
-    if len(paired) > len(direct):
-        gated = [call for call in gated if not _other_branch_matches(facts, call.node, call.gate, call.collective, paired)]
+    if bearing and gated:
+        gated = [call for call in gated
+                 if not _other_branch_matches(facts, call.node, call.gate, call.collective, paired, bearing)]
     for site, key in helper_calls:
         if key not in bearing:
             continue
@@ -377,7 +378,7 @@ def find_gated_collectives(facts: ScriptFacts) -> list[GatedCall]:
             continue  # recursion
         gate = rank_gate(facts, site.node, site.ctx)
         if gate is not None and _turns_on(facts, site, key, bearing[key][2], gate) \
-                and not _other_branch_matches(facts, site.node, gate, bearing[key][0], paired):
+                and not _other_branch_matches(facts, site.node, gate, bearing[key][0], paired, bearing):
             found, line, _ = bearing[key]
             gated.append(GatedCall(site.node, found, gate, via=f"{key}() (it reaches {found.label} on line {line})"))
     facts._gated_collectives = gated  # type: ignore[attr-defined]
@@ -484,10 +485,12 @@ def gate_opener(facts: ScriptFacts, site: CallSite, gate: RankGate):
     return lambda value: opens_gate(facts, site.node, site.ctx, value, gate)
 
 
-def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, found: Collective, direct) -> bool:
-    """The other ranks make the matching call elsewhere: the other branch, the body of the early
-    return in front (`if rank != 0: barrier(); return`), what follows an early return that holds the
-    call (`if rank == 0: barrier(); return` ... `barrier()`), or a paired barrier."""
+def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, found: Collective, direct,
+                          bearing: Optional[dict] = None) -> bool:
+    """The other ranks make the matching call elsewhere: the other branch (or a function of the module
+    that it hands on, see `_hands_on`), the body of the early return in front (`if rank != 0:
+    barrier(); return`), what follows an early return that holds the call (`if rank == 0: barrier();
+    return` ... `barrier()`), or a paired barrier. `bearing`: `collective_functions`, once known."""
     name = found.label.rsplit(".", 1)[-1]
 
     def matches(other_found: Collective) -> bool:
@@ -503,6 +506,10 @@ def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, fou
         if any(id(candidate) in other_ids and matches(other_found) for candidate, other_found, _ in direct):
             return True
     where = facts.context_of(node)
+    if other and bearing:
+        klass = where.class_ if where is not None else None
+        if any(key in bearing and matches(bearing[key][0]) for key in _hands_on(facts, other, klass)):
+            return True
     if gate.if_node is not None and gate.in_body and where is not None and where.function is not None:
         after = rank_tests(facts).after_early_return(gate.if_node, where.function)
         if after is not None:
@@ -522,6 +529,31 @@ def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, fou
             if other_gate is not None and other_gate.node is not gate.node and _alone_in_branch(facts, candidate, other_gate):
                 return True
     return False
+
+
+def _hands_on(facts: ScriptFacts, statements: list, klass: Optional[ast.ClassDef], depth: int = 3) -> set:
+    """The module functions (and methods of `klass`, the class the statements are in, by `self.name`)
+    that the statements call or pass on as a value (`button.click(fn=answer)`: a callback the server
+    runs), and those that these call or pass on, `depth` levels deep. A rank-0 branch that serves
+    requests (`build_ui().launch()`) reaches a callback's collectives while the other ranks wait in
+    theirs."""
+    prefix = f"{klass.name}." if klass is not None else None
+    found: set = set()
+    todo = list(statements)
+    for _ in range(depth + 1):
+        named = set()
+        for node in (n for stmt in todo for n in ast.walk(stmt)):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in facts.functions:
+                named.add(node.id)
+            elif prefix and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self" and prefix + node.attr in facts.functions:
+                named.add(prefix + node.attr)
+        named -= found
+        found |= named
+        todo = [facts.functions[key] for key in named]
+        if not todo:
+            break
+    return found
 
 
 def _paired_past_exit(facts: ScriptFacts, node: ast.AST, gate: RankGate, where: Context, name: str, direct) -> bool:

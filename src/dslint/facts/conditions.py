@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from ..sources.names import last_name
 from .script import Context, ScriptFacts, literal
 
 RANK_WORDS = re.compile(r"(^|_)(local_?rank|global_?rank|rank|is_main_process|is_local_main_process|is_global_zero|"
@@ -654,13 +655,7 @@ def _is_world_size(node: ast.AST) -> bool:
 
 
 def _callee_or_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Call):
-        node = node.func
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
-    return ""
+    return last_name(node) or ""
 
 
 def _names_sharded_backend(test: ast.AST) -> bool:

@@ -12,7 +12,10 @@ when it writes the file itself from something that is no model state:
   an instance of a class of this module whose `state_dict()` returns a dict literal of its fields,
   each annotated with a type that holds no tensor (`int`, `Optional[str]`, `dict[str, float]`; an
   `Any` container only where the field holds a data loader's or sampler's state, made on the CPU);
-- every read of the loaded value is `torch.from_numpy(...)` (of it or of an item): numpy arrays.
+- every read of the loaded value is `torch.from_numpy(...)` (of it or of an item): numpy arrays;
+- the loaded value is a sampler's state the module saves, or is only returned under a tensor-free
+  annotation; the saved value is a command-line namespace (facts/loaded_values.py). What other
+  modules show is facts/program_loads.py's.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ from typing import Optional
 
 from ..sources.names import dotted
 from .bindings import semantic_model
+from .loaded_values import restored_loader_state, returned_tensor_free, saved_namespace
 from .script import CallSite, ScriptFacts
 
 _DATASETS = ("torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
@@ -37,6 +41,10 @@ def loads_cpu_tensors(facts: ScriptFacts, site: CallSite) -> Optional[str]:
         return "a Dataset reads its samples on the CPU"
     if _read_as_numpy(facts, site):
         return "every read of it is torch.from_numpy(...): the file holds numpy arrays"
+    if restored_loader_state(facts, site):
+        return "the module saved this file from a sampler's or data loader's state"
+    if returned_tensor_free(facts, site, lambda annotation: _tensor_free(annotation, "")):
+        return "it is returned under an annotation that holds no tensor"
     path = site.argument(0, "f")
     if path is None:
         return None
@@ -91,7 +99,8 @@ def _cpu_saves(facts: ScriptFacts) -> tuple:
         value, path = site.argument(0, "obj"), site.argument(1, "f")
         if value is None or path is None:
             continue
-        if _may_be_state(model.value_of(value)) and not _plain_state_dict(facts, value, site.ctx):
+        if _may_be_state(model.value_of(value)) and not _plain_state_dict(facts, value, site.ctx) \
+                and not saved_namespace(model, value):
             continue  # (what the name holds, not its name: `rng_states`)
         literals |= _file_names(path)
         if dotted(path):

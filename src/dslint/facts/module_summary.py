@@ -8,11 +8,14 @@ with its arguments, never what its callers pass: that is the caller's summary (`
 - `FunctionSummary`: selects the device; spawns processes; starts the process group; returns a
   DataLoader and where its sampler comes from, or a Lightning Trainer/Fabric;
   iterates a parameter inside an epoch loop; calls `set_epoch`; reaches a collective on every
-  rank that calls it; reads a parameter's `.module.state_dict()` outside a gather.
+  rank that calls it; reads a parameter's `.module.state_dict()` outside a gather; returns the
+  global or the local rank (as a whole, or as an element of the tuple it returns).
 - `ClassSummary`: field defaults (dataclasses, class attributes), what its methods store in
   `self.x` (a DataLoader and its sampler) and, for trainer-like classes, the same loop facts
   across its methods, mapped back to the `__init__` parameters.
 - `ModuleExports.function_tables`: `LOADERS = {"a": build_a, ...}`, a constant table of functions.
+- `ModuleExports.instance_calls`: `Trainer().setup` for `t = Trainer(cfg); t.setup()`, a method called on
+  an instance of a class another module defines.
 - `ProjectCall`: a call of a name imported from elsewhere, with what each argument is known to be.
 """
 from __future__ import annotations
@@ -27,11 +30,14 @@ from .collectives import collective_functions, engine_param_saves
 from .config_dicts import DictTemplate, config_dict_names, module_constants, returned_template
 from .keyword_splats import keyword_dicts
 from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_touch, selects_device
+from .dataset_shards import split_per_rank
+from .engine_params import engine_bypasses
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
 from .helper_setups import ACCELERATORS, deepspeed_args_param, returned_plugin
 from .program_effects import function_effects
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from .set_epoch_params import set_epoch_params
+from .values import is_rank_expression
 from .zero3_reads import module_reads
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -71,7 +77,8 @@ class FunctionSummary:
     # that read a parameter, "**" for **kwargs) of a Lightning Trainer/Fabric it builds and returns
     returns_trainer: Optional[tuple] = None
     # a returned DataLoader's sampler: "none", "distributed-shuffle", "distributed" (not shuffling),
-    # "param:<p>", "iterable" (its dataset shards itself), "unknown"
+    # "param:<p>", "iterable" (its dataset shards itself), "split" (its dataset is this rank's share:
+    # dataset_shards.split_per_rank), "unknown"
     loader_sampler: Optional[str] = None
     loader_row: int = 0
     # `return train, val`: per element, (sampler as above, row, the returned name or "") or None
@@ -104,6 +111,13 @@ class FunctionSummary:
     # parameters whose DeepSpeed save (`p.save_checkpoint(...)`) only some ranks reach: DSL502 when a
     # caller passes an engine for one (collectives.engine_param_saves)
     gated_engine_saves: tuple = ()
+    # what it would do to a DeepSpeed engine handed in (engine_params.EngineBypass.summary): (parameters
+    # it calls as the model, row of a plain loss.backward() after that forward, ((parameter, row of its
+    # .step()), ...)); DSL308 when a caller passes the engine or its optimizer for one
+    engine_bypass: tuple = ()
+    # the process rank it returns: ((None, kind),) when every return gives it, ((i, kind), ...) for
+    # the elements of the tuples it returns; kind "global" or "local" (`returned_ranks`)
+    returns_rank: tuple = ()
 
     def loader_returned(self, index: Optional[int]) -> Optional[tuple]:
         """(sampler source, row, returned name or "") of the DataLoader a call's value holds (`index`
@@ -235,9 +249,11 @@ class _Summariser:
     def sampler_source(self, function: ast.AST, call: ast.Call) -> str:
         """Where the sampler of `DataLoader(...)` inside `function` comes from."""
         params = {a.arg for a in function.args.args + function.args.kwonlyargs}
-        if self.iterable_dataset(call.args[0] if call.args else next(
-                (k.value for k in call.keywords if k.arg == "dataset"), None)):
+        dataset = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "dataset"), None)
+        if self.iterable_dataset(dataset):
             return "iterable"
+        if split_per_rank(self.facts, self.model, dataset):
+            return "split"
         given = next((k.value for k in call.keywords if k.arg in ("sampler", "batch_sampler")), None)
         if given is None:
             if any(k.arg is None for k in call.keywords) or len(call.args) > 2:
@@ -615,6 +631,63 @@ def instance_method(model, func: ast.AST) -> Optional[str]:
     return f"{klass}().{func.attr}"
 
 
+def project_imports(facts: ScriptFacts) -> frozenset:
+    """The local names of the module's imports that may be the project's (relative, or not a library's)."""
+    return facts.derived("project_imports", lambda f: frozenset(
+        {local for local, name in f.imports.names.items() if not is_library(name)} | f.imports.relative))
+
+
+def call_result_names(facts: ScriptFacts) -> frozenset:
+    """`_call_results`, built once per module."""
+    return facts.derived("call_results", _call_results)
+
+
+def _call_results(facts: ScriptFacts) -> frozenset:
+    """The names the module binds to the result of a call of a project import (`rank = init()`, `a, b =
+    utils.setup()`, `rank = int(get_rank())`, `self.run = Trainer(cfg)`), or to one of those names
+    (`device = rank`): the only names that may hold what a project function returns (a cheap first
+    filter for the walks that follow a name to such a call)."""
+    imported = project_imports(facts)
+    names: set = set()
+    aliases = []
+    for assignment in facts.assignments:
+        value = assignment.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "int" and value.args:
+            value = value.args[0]
+        if isinstance(value, ast.Subscript):  # `init()[0]`
+            value = value.value
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            aliases.append((assignment.name, dotted(value)))
+        elif isinstance(value, ast.Call):
+            func = value.func
+            while isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name) and func.id in imported:
+                names.add(assignment.name)
+    for _ in range(2 if names else 0):  # (a name bound to one of those, twice over)
+        names.update(target for target, source in aliases if source in names)
+    return frozenset(names)
+
+
+def instance_calls(facts: ScriptFacts, model) -> tuple:
+    """ModuleExports.instance_calls: `Cls().method` (instance_method) for each method call on an
+    instance of a class imported from a project module, `Cls(...).method()` included."""
+    results = call_result_names(facts)
+    found = set()
+    for site in facts.calls:
+        func = site.node.func
+        if site.receiver is not None and site.receiver in results:
+            callee = instance_method(model, func)
+        elif site.receiver is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) \
+                and (root := root_name(func.value.func)) is not None and root.id in project_imports(facts):
+            callee = f"{dotted(func.value.func)}().{func.attr}" if dotted(func.value.func) else None
+        else:
+            continue
+        if callee is not None:
+            found.add(callee)
+    return tuple(sorted(found))
+
+
 def _returned_by(model, expr: ast.AST, returned: dict) -> tuple[Optional[tuple], int]:
     """((callee, unpack index or None), the call's row) when the name `expr` holds what a project
     call returned, else (None, 0)."""
@@ -658,6 +731,8 @@ class ModuleExports:
     # NAME -> (function name, ...) for a module-level dict/list/tuple of functions (`LOADERS =
     # {"a": build_a, "b": build_b}`) that the module never changes: `LOADERS[key](...)` calls one of them
     function_tables: dict = field(default_factory=dict)
+    # `Cls().method` for each method called on an instance of a project class (`t = Trainer(cfg); t.setup()`)
+    instance_calls: tuple = ()
     # NAME -> parts of a module-level keyword dict (`STRATEGY_KW = dict(stage=3, ...)`) bound once and never
     # changed: another module's `DeepSpeedStrategy(**STRATEGY_KW)` reads it (keyword_splats.keyword_dicts)
     keyword_dicts: dict = field(default_factory=dict)
@@ -677,6 +752,8 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         local for ref in exports.imports for _, local in ref.names}
     exports.called, exports.calls = project_calls(facts, imported, summariser)
     exports.called_at = _called_at(facts, imported, set(exports.called))
+    if exports.called:
+        exports.instance_calls = instance_calls(facts, summariser.model)
     exports.called_with_grad = _called_with_grad(facts, imported, set(exports.called))
     exports.import_time_cuda = import_time_cuda(facts)
     exports.selects_device = any(f.selects_device for f in exports.functions.values()) or any(
@@ -690,10 +767,20 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     for key, params in engine_param_saves(facts).items():
         if key in exports.functions:
             exports.functions[key].gated_engine_saves = params
+    for key, bypass in engine_bypasses(facts).items():
+        if key in exports.functions:
+            exports.functions[key].engine_bypass = bypass.summary()
     for read in module_reads(facts):
         target = exports.functions.get(read.function) if read.param else None
         if target is not None:
             target.unsharded_reads += ((read.param, read.position, read.what, facts.lines.span_of_node(read.node)),)
+    if _RANK_WORDS.search(facts.text):
+        lines = facts.lines
+        for stmt in tree.body:
+            if isinstance(stmt, ast.FunctionDef) and isinstance(stmt.body[-1], ast.Return) and _RANK_WORDS.search(
+                    facts.text, lines.offset_from_ast(stmt.lineno, 0), lines.offset_from_ast(stmt.end_lineno, stmt.end_col_offset)):
+                exports.functions[stmt.name].returns_rank = returned_ranks(summariser.model, stmt,
+                                                                           summariser.inside(stmt)[2])
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.model_parallel = model_parallelism(facts)
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE)
@@ -706,6 +793,59 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         exports.multiprocess = (first.what, facts.lines.span_of_node(first.node))
     _keep_what_matters(exports)
     return exports
+
+
+# What a function returning a rank reads (RANK, LOCAL_RANK, get_rank(), SLURM_PROCID, process_index...):
+# a function whose text has none of these words returns no rank (one that only calls a helper
+# returning it is left out), and is not looked at.
+_RANK_WORDS = re.compile(r"RANK|PROCID|LOCALID|get_rank|local_rank|global_rank|process_index|\.rank\(")
+_NEUTRAL_RANKS = (0, -1)  # what a helper returns when not distributed (`if not dist.is_initialized(): return 0`)
+
+
+def returned_ranks(model, function: ast.FunctionDef, returns: list) -> tuple:
+    """FunctionSummary.returns_rank: the rank (values.is_rank_expression: "global" or "local") that
+    every return of `function` gives (a not-distributed 0 / -1 aside), as a whole or per element of
+    the tuples it returns; () for a generator, a body that may end without a return, or no rank.
+    `returns`: its own `return <value>` statements."""
+    if not function.body or not isinstance(function.body[-1], ast.Return):
+        return ()
+    shapes = []  # per return: (tuple size or None, [its elements or the whole value])
+    for ret in returns:
+        if _neutral_rank(ret.value):
+            continue
+        followed = model.value_of(ret.value)
+        if isinstance(followed, ast.Tuple):
+            if any(isinstance(e, ast.Starred) for e in followed.elts):
+                return ()
+            shapes.append((len(followed.elts), followed.elts))
+        else:
+            shapes.append((None, [ret.value]))
+    if not shapes or len({size for size, _ in shapes}) != 1:
+        return ()
+    size = shapes[0][0]
+    out = []
+    for position in range(size if size is not None else 1):
+        kinds = {is_rank_expression(model, elts[position]) for _, elts in shapes
+                 if not _neutral_rank(elts[position])}
+        if len(kinds) == 1 and (kind := kinds.pop()) in ("global", "local"):
+            out.append((None if size is None else position, kind))
+    return tuple(out) if out and not _bare_return_or_yield(function) else ()
+
+
+def _bare_return_or_yield(function: ast.AST) -> bool:
+    """A `return` without a value or a `yield` among the function's own statements (not a nested def's)."""
+    todo = list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)) or (isinstance(node, ast.Return) and node.value is None):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _neutral_rank(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value in _NEUTRAL_RANKS
 
 
 _MAX_CONSTANT = 200  # characters of a string constant worth keeping (a device, a URL, a path)
@@ -834,11 +974,11 @@ def _holds_with_a_gpu(test: ast.AST, branch: bool) -> bool:
 def _says_something(function: FunctionSummary) -> bool:
     return bool(function.selects_device or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
-                or function.collective or function.unsharded_reads or function.gated_engine_saves
+                or function.collective or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads or function.spawns
                 or function.starts_group or function.returns_trainer or function.deepspeed_args
-                or function.returns_plugin)
+                or function.returns_plugin or function.returns_rank)
 
 
 def _is_torch_optimizer(qualname: Optional[str]) -> bool:

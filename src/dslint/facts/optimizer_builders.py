@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from .script import own_returns
 from .summary import summary_extractor
 
 _PARTIALS = ("functools.partial",)
@@ -42,18 +43,6 @@ def _constructor(model, expr: ast.AST) -> Optional[ast.Call]:
     return None
 
 
-def _own_returns(function: ast.AST) -> list:
-    """The `return` statements of `function` itself (not of a def, lambda or class inside it)."""
-    out, todo = [], list(function.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Return):
-            out.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def _every_return(function: ast.AST, read, key=lambda found: found.qualname) -> Optional[object]:
     """`read(value)` of every return of `function` when they all give one of the same `key` and the body
     ends in a return (a body that may fall off its end returns None); else None."""
@@ -61,7 +50,7 @@ def _every_return(function: ast.AST, read, key=lambda found: found.qualname) -> 
         return None
     if isinstance(function, ast.Lambda):
         return read(function.body)
-    returns = _own_returns(function)
+    returns = own_returns(function)
     if not returns or not function.body or not isinstance(function.body[-1], ast.Return) or \
             any(r.value is None for r in returns):
         return None

@@ -444,16 +444,29 @@ class ProgramIndex:
         found = self.helper_that(entry, lambda f: f.sets_num_threads)
         return found[0] if found is not None else None
 
+    def instance_evidence(self, path: str) -> Optional[tuple]:
+        """(Symbol, FunctionSummary) of the first method with multi-process evidence that `path` calls on
+        an instance of a project class (`t = Trainer(cfg); t.setup()`: ModuleExports.instance_calls),
+        the nearest definition up its project bases; a method nothing calls says nothing (a model
+        class's `enable_parallelism()` in a conversion script)."""
+        exports = self.modules.get(norm_path(path))
+        for callee in exports.instance_calls if exports is not None else ():
+            symbol = self.callee(path, callee)
+            if symbol is not None and symbol.function.multiprocess is not None:
+                return symbol, symbol.function
+        return None
+
     def program_evidence(self, entry: str) -> Optional[tuple]:
         """(what, display path, Span) of what shows the program of `entry` runs as several processes:
-        the entry's own evidence, else that of a project function it calls; None for a test module."""
+        the entry's own evidence, else that of a project function it calls (a class: its `__init__`),
+        else that of a method it calls on an instance of a project class; None for a test module."""
         entry = norm_path(entry)
         exports = self.modules.get(entry)
         if exports is None or is_test_module(entry):
             return None
         if exports.multiprocess is not None:
             return exports.multiprocess[0], self.display.get(entry, entry), exports.multiprocess[1]
-        found = self.helper_that(entry, lambda f: f.multiprocess is not None)
+        found = self.helper_that(entry, lambda f: f.multiprocess is not None) or self.instance_evidence(entry)
         if found is None:
             return None
         symbol, function = found

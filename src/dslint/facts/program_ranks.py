@@ -13,10 +13,13 @@ several processes when at least one of its programs does, and the answer names w
 """
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
-from .program import is_test_module, norm_path
+from ..sources.names import dotted, is_library, root_name
+from .module_summary import call_result_names, project_imports
+from .program import ProgramIndex, is_test_module, norm_path
 
 if TYPE_CHECKING:
     from .setup import Project
@@ -71,3 +74,55 @@ def _one_process(setup) -> bool:
         return True
     return setup.world_size is None and setup.spawner == "none" and setup.lightning is None \
         and not setup.facts.spawns and setup.accelerate is None
+
+
+def helper_rank_call(facts, model, expr: Optional[ast.AST]) -> Optional[tuple]:
+    """(the local name called, the unpack index or None) when `expr` (through `int()` and names bound
+    once) holds what a call of a function imported from a project module returns (`rank =
+    dist_utils.get_rank()`, `rank, world = init()`): which rank that is, the program tells
+    (`helper_rank`). None for anything else, a library's function included."""
+    if expr is None or not _may_hold_a_call_result(facts, expr):
+        return None
+    value, index = model.value_of(expr), None
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        binding = model.binding_of(value)
+        if binding is None or binding.kind != "assignment" or not isinstance(binding.value, ast.Call) \
+                or binding.index is None or len(binding.index) != 1 or binding.index[0] < 0:
+            return None
+        value, index = binding.value, binding.index[0]
+    elif isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+            and type(value.slice.value) is int and value.slice.value >= 0:  # `init()[0]`
+        value, index = value.value, value.slice.value
+    if not isinstance(value, ast.Call):
+        return None
+    root, local = root_name(value.func), dotted(value.func)
+    bound = model.binding_of(root) if root is not None else None
+    if local is None or bound is None or bound.kind not in ("import", "from-import") \
+            or is_library(model.resolve(value.func) or bound.qualname or ""):
+        return None
+    return local, index
+
+
+def helper_rank(program: ProgramIndex, importer: str, local: str, index: Optional[int]) -> Optional[tuple]:
+    """(kind "global" | "local", Symbol) of the rank that the project function `importer` calls as
+    `local` returns (element `index` of the tuple it returns, or its whole value for None); None when
+    it is no project function or what it returns is not known to be a rank."""
+    found = program.function_called(importer, local)
+    if found is None or found[0].function is None:
+        return None
+    symbol, summary = found
+    kind = next((kind for position, kind in summary.returns_rank if position == index), None)
+    return (kind, symbol) if kind is not None else None
+
+
+def _may_hold_a_call_result(facts, expr: ast.AST) -> bool:
+    """A cheap first filter: a name of `call_result_names`, or a call (maybe indexed, or through `int()`)
+    whose callee's first name is a project import."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1:
+        expr = expr.args[0]
+    if isinstance(expr, (ast.Name, ast.Attribute)):  # (`self.rank = dist_utils.get_rank()` too)
+        return dotted(expr) in call_result_names(facts)
+    if isinstance(expr, ast.Subscript):
+        expr = expr.value
+    root = root_name(expr.func) if isinstance(expr, ast.Call) else None
+    return root is not None and root.id in project_imports(facts)

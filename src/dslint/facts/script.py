@@ -172,6 +172,18 @@ def epoch_counter(loop: Optional[ast.AST]) -> Optional[str]:
     return None
 
 
+def own_returns(function: ast.AST) -> list:
+    """The `return` statements of `function` itself (not of a def, lambda or class inside it)."""
+    out, todo = [], list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            out.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def assigned_name(facts: "ScriptFacts", node: ast.AST, ctx: Optional[Context] = None) -> Optional[str]:
     """The name a call's value is assigned to (`loader = DataLoader(...)` → `loader`). `ctx`: the
     node's context when the caller has it (a CallSite's), which spares building `context_of`'s index."""

@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 from ..model import Span
 from ..sources.names import dotted, is_library, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
-from .script import CallSite, ScriptFacts
+from .script import CallSite, ScriptFacts, own_returns
 from .bindings import SemanticModel, semantic_model
 from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, changes_in_order, dict_layers, literal_leaf,
                            overwritten, template_of, with_overwritten)
@@ -494,13 +494,7 @@ class _Extractor:
         function = binding.node if binding is not None and binding.kind == "def" else None
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        returns, stack = [], list(function.body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, ast.Return):
-                returns.append(node)
-            elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                stack.extend(ast.iter_child_nodes(node))
+        returns = own_returns(function)
         if len(returns) != 1 or not isinstance(returns[0].value, ast.Name):
             return None
         use = returns[0].value

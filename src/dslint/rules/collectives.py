@@ -31,14 +31,15 @@ def _gate(description: str) -> str:
     return f"`{short(quoted[1], 30)}`" if quoted else short(description, 32)
 
 
-def _ranks_past(description: str) -> str:
-    """"ranks that pass `if rank == 0`", or for an early return (or raise) "ranks that get past
-    `if rank == 0: return`" (there the ranks that pass the test are the ones that leave)."""
+def _ranks_past(description: str, in_body: bool = True) -> str:
+    """"ranks that pass `if rank == 0`" ("fail" for a call in its `else`), or for an early return (or
+    raise) "ranks that get past `if rank == 0: return`" (there the ranks that pass the test are the
+    ones that leave)."""
     quoted = re.search(r"`([^`]*)`", description)
     for leave in (": return", ": raise"):
         if quoted and quoted[1].endswith(leave):
             return f"ranks that get past `{short(quoted[1][:-len(leave)], 24)}{leave}`"
-    return f"ranks that pass {_gate(description)}"
+    return f"ranks that {'pass' if in_body else 'fail'} {_gate(description)}"
 
 
 def _hoist_fix(facts: ScriptFacts, call: GatedCall, what: str):
@@ -71,8 +72,8 @@ def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
         fix = None
         if call.collective.label.rsplit(".", 1)[-1] in BARRIERS:
             fix = _hoist_fix(facts, call, call.collective.label)
-        yield Report(call.node, f"{short(what, 52)} runs only on {_ranks_past(call.gate.description)}, so it "
-                     "hangs; call it on every rank", fix=fix)
+        ranks = _ranks_past(call.gate.description, call.gate.in_body)
+        yield Report(call.node, f"{short(what, 52)} runs only on {ranks}, so it hangs; call it on every rank", fix=fix)
     yield from _gated_project_calls(facts)
 
 
@@ -93,9 +94,10 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
             continue  # a local name shadows the import here
         callee = dotted(site.node.func)
         arguments = call_arguments(site.node, gate_opener(facts, site, gate))
-        yield Report(site.node, f"{callee}() is called only by the ranks that pass {gate.description}",
+        passes = "pass" if gate.in_body else "fail"
+        yield Report(site.node, f"{callee}() is called only by the ranks that {passes} {gate.description}",
                      needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description),
-                                                          ("arguments", arguments))))
+                                                          ("arguments", arguments), ("in_body", gate.in_body))))
 
 
 @decider("callee-reaches-collective")
@@ -113,7 +115,8 @@ def _decide_gated_project_call(finding, project, params):
     code = "DSL502" if kind == CHECKPOINT else "DSL501"
     return replace(finding, code=code, name=RULES[code].name, severity=RULES[code].severity,
                    message=f"{short(params['callee'], 28)}() reaches {short(label, 24)} ({file_label(symbol.path, 22)}:"
-                   f"{row}) but runs only on {_ranks_past(params['gate'])}; call it on every rank")
+                   f"{row}) but runs only on {_ranks_past(params['gate'], params.get('in_body', True))}; "
+                   "call it on every rank")
 
 
 @python_rule("DSL502", "rank-gated-checkpoint", severity=Severity.ERROR, fix=Applicability.UNSAFE)
@@ -127,8 +130,8 @@ def rank_gated_checkpoint(ctx: PythonContext) -> Iterator[Report]:
         # (a module's state_dict()/load_state_dict() reads or writes what the branch prepared for
         # its ranks: moving it out would hand the other ranks a name they never bound)
         movable = call.collective.label.rsplit(".", 1)[-1] not in ("state_dict", "load_state_dict")
-        yield Report(call.node, f"{short(what, 44)} runs only on {_ranks_past(call.gate.description)}, but "
-                     "every rank must call it or the job hangs",
+        ranks = _ranks_past(call.gate.description, call.gate.in_body)
+        yield Report(call.node, f"{short(what, 44)} runs only on {ranks}, but every rank must call it or the job hangs",
                      fix=_hoist_fix(facts, call, call.collective.label) if movable else None,
                      needs=hook_needs(facts, call.node, _checkpoint_needs(call.collective)))
 

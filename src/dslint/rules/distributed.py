@@ -10,6 +10,9 @@ from typing import Iterator, Optional
 from ..facts.bindings import Binding, SemanticModel, semantic_model
 from ..facts.conditions import grad_disabled_at
 from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
+from ..facts.dataset_shards import dataset_origins, indexed_by_rank, splits_per_rank
+from ..facts.optional_values import bound_name, optional_arm, present_arm
+from ..facts.engine_params import engine_bypasses
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method
@@ -59,38 +62,20 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST], where: 
     if any(isinstance(v, ast.Call) and "Iterable" in (dotted(v.func) or "").rsplit(".", 1)[-1]
            for v in model.values_of(dataset)):
         return True  # one of the values it may hold (`ds = IterableDatasetShard(ds)` in a branch)
-    for expr in _dataset_origins(model, dataset):
+    for expr in dataset_origins(model, dataset):
+        if indexed_by_rank(facts, expr):
+            return True  # `train_idx.split(...)[rank]`: this rank's part
         if not isinstance(expr, ast.Call):
             continue
         name = facts.resolve(expr.func) or dotted(expr.func) or ""
         last = name.rsplit(".", 1)[-1]
-        if name.startswith("datasets.") and last == "split_dataset_by_node":
+        if splits_per_rank(name):
             return True  # already this rank's shard (map-style too): a sampler would split it again
         if last in iterable_classes or "Iterable" in last or last in ("load_dataset",) and literal(_kw(expr, "streaming")):
             return True
         if name.startswith(("datasets.", "webdataset.", "torchdata.")) or "wds" in name:
             return "streaming" in ast.unparse(expr) or name.startswith(("webdataset.", "torchdata."))
     return False
-
-
-# Methods of an HF `datasets` dataset (map-style and iterable alike) that return a dataset made
-# from the receiver's rows: what the receiver is (a rank's shard, a stream), the result is.
-_DATASET_PRESERVING_METHODS = frozenset({
-    "map", "filter", "shuffle", "with_format", "select_columns", "remove_columns", "rename_column",
-    "rename_columns", "cast", "cast_column", "take", "skip", "batch", "with_transform",
-})
-
-
-def _dataset_origins(model: SemanticModel, dataset: ast.AST, hops: int = 6) -> Iterator[ast.expr]:
-    """The expression `dataset` evaluates to, then, through dataset-preserving method calls
-    (`split_dataset_by_node(...).map(f)`), the receivers it was made from."""
-    expr = model.value_of(dataset)
-    for _ in range(hops):
-        yield expr
-        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
-                and expr.func.attr in _DATASET_PRESERVING_METHODS):
-            return
-        expr = model.value_of(expr.func.value)
 
 
 # Iterable dataset classes by their last name: torch's (IterableDataset, ChainDataset), webdataset's
@@ -430,16 +415,22 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
     for site in facts.calls_to(DISTRIBUTED_SAMPLER):
         if literal(site.keyword("shuffle")) is False:
             continue
-        sampler = assigned_name(facts, site.node, site.ctx)
-        loaders = _loaders_using(ctx, site.node, sampler)
+        sampler, optional = bound_name(facts, site.node, site.ctx)  # (`... if distributed else None`)
+        factories: list = []
+        loaders = _loaders_using(ctx, site.node, sampler, factories)
+        if not loaders and factories and (site.keyword("shuffle") is None or literal(site.keyword("shuffle"))):
+            # `return DataLoader(ds, sampler=sampler)` in a function of this module (whose callers cannot
+            # choose the shuffle: `shuffle=is_train` may be False for the loader the loop reads)
+            loaders, sampler = _loaders_from_local_factory(ctx, factories), None
         if sampler is None:
             if len(loaders) != 1:
                 continue
             sampler = f"{next(iter(loaders))}.sampler"  # DataLoader(ds, sampler=DistributedSampler(ds))
+            optional = optional_arm(facts, site.node, site.ctx) is not None
         epoch_loop = _epoch_loop_over(ctx, loaders)
         if epoch_loop is None:
             continue
-        fix = set_epoch_fix(facts, epoch_loop, sampler)
+        fix = None if optional else set_epoch_fix(facts, epoch_loop, sampler)  # (None has no set_epoch)
         passed = _handed_to_project_functions(facts, epoch_loop, loaders | {sampler} | {f"{n}.sampler" for n in loaders})
         yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch",
@@ -627,16 +618,41 @@ def _loader_and_epoch_loop(ctx: PythonContext, site) -> tuple[Optional[str], Opt
     return None, None
 
 
-def _loaders_using(ctx: PythonContext, sampler_call: ast.AST, sampler: Optional[str]) -> set:
-    """Names of the DataLoaders built with this sampler (by its name, or the call given inline)."""
+def _loaders_using(ctx: PythonContext, sampler_call: ast.AST, sampler: Optional[str],
+                   returned: Optional[list] = None) -> set:
+    """Names of the DataLoaders built with this sampler (by its name, or the call given inline);
+    the loaders a function returns go to `returned`, when given."""
     loaders = set()
+    model = semantic_model(ctx.facts)
     for site in ctx.facts.calls_to(DATALOADER):
         given = site.keyword("sampler")
-        if given is not None and (given is sampler_call or (sampler is not None and dotted(given) == sampler)):
+        if isinstance(given, ast.Name) and dotted(given) == sampler:
+            bound = model.binding_of(given)  # (another function's `sampler` is another sampler)
+            if bound is not None and bound.value is not None and present_arm(bound.value) is not sampler_call:
+                continue
+        if given is not None and (present_arm(given) is sampler_call or (sampler is not None and dotted(given) == sampler)):
             name = assigned_name(ctx.facts, site.node, site.ctx)
             if name:
                 loaders.add(name)
+            elif returned is not None and isinstance(site.ctx.parent, ast.Return) \
+                    and isinstance(site.ctx.function, ast.FunctionDef):
+                returned.append(site.ctx.function)
     return loaders
+
+
+def _loaders_from_local_factory(ctx: PythonContext, factories: list) -> set:
+    """Names bound to a call of one of these functions of the module (`loader = make_loader(ds)`)."""
+    model = semantic_model(ctx.facts)
+    names = set()
+    for factory in factories:
+        for site in ctx.facts.method_calls(factory.name):
+            if not isinstance(site.node.func, ast.Name):
+                continue
+            bound = model.binding_of(site.node.func)
+            name = assigned_name(ctx.facts, site.node, site.ctx) if bound is not None and bound.node is factory else None
+            if name:
+                names.add(name)
+    return names
 
 
 def _epoch_loop_over(ctx: PythonContext, loaders: set) -> Optional[ast.AST]:
@@ -910,6 +926,36 @@ def _module_hop_owner(func: ast.expr) -> Optional[ast.expr]:
     return func.value if isinstance(func, ast.Attribute) and func.attr == "module" else None
 
 
+def _module_unwrap_owner(value: Optional[ast.expr]) -> Optional[ast.expr]:
+    """`x` of `x.module`, `x.module.forward` or the unwrap idiom `getattr(x, "module"[, x])`."""
+    owner = _module_hop_owner(value) if isinstance(value, ast.Attribute) else None
+    if owner is None and isinstance(value, ast.Call) and dotted(value.func) == "getattr" and not value.keywords \
+            and len(value.args) in (2, 3) and literal(value.args[1]) == "module" and (
+            len(value.args) == 2 or dotted(value.args[2]) == dotted(value.args[0])):
+        owner = value.args[0]
+    return owner
+
+
+def _module_alias_names(facts: ScriptFacts) -> set:
+    """Names assigned `<x>.module` (or the getattr unwrap of it) other than `x` itself: the only
+    plain names worth resolving as a module hop (`model = model.module` drops the wrapper: no alias)."""
+    names = set()
+    for node, _ in facts.of_type(ast.Assign):
+        owner = _module_unwrap_owner(node.value)
+        if owner is not None and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id != dotted(owner):
+            names.add(node.targets[0].id)
+    return names
+
+
+def _module_alias_owner(model: SemanticModel, name: ast.Name) -> Optional[ast.expr]:
+    """The wrapper `x` when the one binding of `name` that reaches here holds `x.module`."""
+    binding = model.binding_of(name)
+    if binding is None or binding.kind != "assignment" or binding.index is not None:
+        return None
+    return _module_unwrap_owner(binding.value)
+
+
 def _reduces_gradients_by_hand(facts: ScriptFacts) -> bool:
     """`dist.all_reduce(p.grad, ...)`: the module syncs gradients itself, so skipping DDP's forward is deliberate."""
     for site in facts.method_calls("all_reduce"):
@@ -930,8 +976,12 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
     # Without a DDP built here, only `self.x.module(...)` of a class given the wrapper elsewhere.
     candidates = facts.of_type(ast.Call) if local else [
         (s.node, s.ctx) for s in facts.method_calls("module") + facts.method_calls("forward") if s.ctx.class_]
+    aliases = _module_alias_names(facts) if local else set()
     for node, where in candidates:
-        owner = _module_hop_owner(node.func)
+        owner, label = _module_hop_owner(node.func), f"{short(ast.unparse(node.func), 30)}(...)"
+        if owner is None and isinstance(node.func, ast.Name) and node.func.id in aliases:
+            owner = _module_alias_owner(model, node.func)  # `forward = ddp.module` ... `forward(x)`
+            label = f"{label}, that is {short(ast.unparse(owner), 20)}.module(...)," if owner is not None else label
         if owner is None or grad_disabled_at(facts, where) or not _runs_backward(facts, where.function):
             continue
         needs = None
@@ -941,7 +991,7 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
                 continue
         wrapper = dotted(owner)
         span = facts.lines.span_of_node(node.func)
-        yield Report(node.func, f"{short(ast.unparse(node.func), 30)}(...) in a training step skips DDP's forward and "
+        yield Report(node.func, f"{label} in a training step skips DDP's forward and "
                      f"its gradient all-reduce; call {short(wrapper, 24)}(...) instead",
                      fix=make_fix("call-ddp-wrapper", f"Call {wrapper}(...) instead", Applicability.UNSAFE,
                                   row=span.start.row, column=span.start.column, end_row=span.end.row,
@@ -1050,9 +1100,23 @@ def _inference_hops(facts: ScriptFacts, model: SemanticModel, wrapper: Binding,
             hops.append(holder)
         elif isinstance(holder, ast.Attribute) and holder.attr == "eval":
             continue
+        elif _given_to_no_grad_function(facts, model, use):
+            continue
         elif not (_called(model, use) and _no_grad(facts, holder)):
             return None
     return hops
+
+
+def _given_to_no_grad_function(facts: ScriptFacts, model: SemanticModel, use: ast.Name) -> bool:
+    """`run_eval(ddp, loader)` where `run_eval` is a def of this module whose whole body runs under
+    no-grad (`@torch.inference_mode()`): nothing in it can train the model."""
+    call = model.parent_of(use)
+    if not (isinstance(call, ast.Call) and use in call.args and isinstance(call.func, ast.Name)):
+        return False
+    binding = model.binding_of(call.func)
+    function = binding.node if binding is not None and binding.kind == "def" else None
+    return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and bool(function.body) and \
+        all(_no_grad(facts, statement) for statement in function.body)
 
 
 def _only_run_untrained(facts: ScriptFacts, model: SemanticModel, wrapper: Binding, trains: bool) -> bool:
@@ -1062,7 +1126,7 @@ def _only_run_untrained(facts: ScriptFacts, model: SemanticModel, wrapper: Bindi
     if trains or not _local(wrapper) or facts.method_calls("backward") or facts.method_calls("step") \
             or next(facts.calls_with_prefix("torch.optim."), None) is not None:
         return False
-    if not any(_called(model, use) for use in model.uses_of(wrapper)):
+    if not any(_called(model, use) or _given_to_no_grad_function(facts, model, use) for use in model.uses_of(wrapper)):
         return False
     inner = wrapper.value.args[0]
     while isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in ("cuda", "to"):
@@ -1340,6 +1404,84 @@ def deepspeed_engine_bypass(ctx: PythonContext) -> Iterator[Report]:
                 name = _spelling_at(model, engine, site.node)
                 yield (_engine_backward_report(facts, site, name, dotted(_receiver(site)))
                        if site.attr == "backward" else _engine_step_report(facts, site, name, dotted(_receiver(site))))
+        yield from _helper_bypasses(facts, model, engine, optimizer, reported)
+
+
+def _helper_bypasses(facts: ScriptFacts, model: SemanticModel, engine: Binding, optimizer: Optional[Binding],
+                     reported: set) -> Iterator[Report]:
+    """A helper handed the engine (or its optimizer) that trains it as a plain module: in this
+    module, at the helper's backward/step; for a project function of another module, at the call."""
+    engine_loads = {id(use) for use in _holding_loads(model, engine)}
+    optimizer_loads = {id(use) for use in _holding_loads(model, optimizer, certain=True)} if optimizer else set()
+    for bypass in engine_bypasses(facts).values():
+        function = bypass.function
+        given = {name: [g for _, g in arguments_for(model, function, name)] for name in (*bypass.models, *bypass.steps)}
+        handed = [name for name in bypass.models if any(id(g) in engine_loads for g in given[name])]
+        # the helper's own name for the engine, where every call passes it (the fix edits the helper)
+        spelling = handed[0] if len(handed) == 1 and all(id(g) in engine_loads for g in given[handed[0]]) else None
+        sites = list(bypass.backwards) if handed else []
+        sites += [s for name, steps in bypass.steps.items() if any(id(g) in optimizer_loads for g in given[name])
+                  for s in steps]
+        for site in sites:
+            if id(site.node) not in reported:
+                reported.add(id(site.node))
+                yield (_engine_backward_report(facts, site, spelling, dotted(_receiver(site)))
+                       if site.attr == "backward" else _engine_step_report(facts, site, spelling, dotted(_receiver(site))))
+    yield from _imported_helper_calls(facts, model, engine, optimizer, engine_loads, optimizer_loads, reported)
+
+
+def _imported_helper_calls(facts: ScriptFacts, model: SemanticModel, engine: Binding, optimizer: Optional[Binding],
+                           engine_loads: set, optimizer_loads: set, reported: set) -> Iterator[Report]:
+    """Calls of another module's function that pass the engine or its optimizer: the program decides
+    (engine_bypass of the function's summary)."""
+    imported = facts.imports.names.keys() | facts.imports.relative
+    calls = {}
+    for use in (*_holding_loads(model, engine), *(_holding_loads(model, optimizer, True) if optimizer else ())):
+        holder = model.parent_of(use)
+        holder = model.parent_of(holder) if isinstance(holder, ast.keyword) else holder
+        if isinstance(holder, ast.Call) and holder.func is not use:
+            calls[id(holder)] = holder
+    loads = engine_loads | optimizer_loads
+    for call in calls.values():
+        passed = tuple((index, None, "engine" if id(arg) in engine_loads else "optimizer")
+                       for index, arg in enumerate(call.args) if id(arg) in loads)
+        passed += tuple((None, k.arg, "engine" if id(k.value) in engine_loads else "optimizer")
+                        for k in call.keywords if k.arg and id(k.value) in loads)
+        root = root_name(call.func) if passed else None
+        if root is None or root.id not in imported or id(call) in reported \
+                or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        callee, qualname = dotted(call.func), facts.callee_name(call)
+        if callee is None or (qualname and is_library(qualname)):
+            continue
+        reported.add(id(call))
+        yield Report(call, f"{short(callee, 24)}() trains the DeepSpeed engine passed here as a plain module, so "
+                     "nothing reduces the gradients; use the engine's backward(loss) and step() in it",
+                     needs=("helper-bypasses-engine", (("callee", callee), ("passed", passed))))
+
+
+@decider("helper-bypasses-engine")
+def _decide_helper_bypasses_engine(finding, project, params):
+    """Keep the call when the project function calls the parameter given the engine as the model and
+    then a plain backward(), or steps the parameter given the engine's optimizer."""
+    symbol = project.program.callee(finding.path, params["callee"])
+    function = symbol.function if symbol is not None and symbol.klass is None else None
+    if function is None or not function.engine_bypass:
+        return None
+    models, backward_row, steps = function.engine_bypass
+    steps = dict(steps)
+    found = []
+    for index, keyword, kind in params["passed"]:
+        name = keyword if keyword is not None else (function.params[index] if index < len(function.params) else None)
+        if kind == "engine" and name in models and backward_row:
+            found.append((backward_row, "calls backward() on the loss of the engine passed here"))
+        elif kind == "optimizer" and name in steps:
+            found.append((steps[name], "steps the engine's optimizer passed here"))
+    if not found:
+        return None
+    row, what = found[0]
+    return replace(finding, message=f"{short(params['callee'], 24)}() ({file_label(symbol.path, 24)}:{row}) {what}, "
+                   "so the DeepSpeed engine is bypassed; use the engine's backward(loss) and step() in it")
 
 
 def _engine_step_report(facts: ScriptFacts, site: CallSite, engine: Optional[str], optimizer: str) -> Report:

@@ -15,6 +15,7 @@ from ..model import Severity
 from ..sources.launch.launchers import LAUNCHERS, PER_NODE_KINDS, torch_spawner
 from ..facts.program import is_test_module
 from ..facts.spawn_args import port_of
+from ..facts.spawn_targets import rankless_spawn
 from .context import SetupContext
 from .registry import DECIDERS, Report, decider, setup_rule, file_label, short
 
@@ -41,7 +42,7 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
             continue
         many = (setup.procs_per_node or 0) > 1 or (setup.world_size or 0) > 1
         for spawn in setup.facts.spawns:
-            if not many or spawn.conditional:
+            if not many or spawn.conditional or rankless_spawn(ctx.project, setup.script_path, spawn.span):
                 continue  # `if "LOCAL_RANK" not in os.environ: mp.spawn(...)` serves both launches
             yield Report(spawn.span,
                          f"{short(spawn.what.rsplit('.', 1)[-1], 16)}() here runs in each of the {_started(setup)} "
@@ -49,7 +50,7 @@ def double_launch(ctx: SetupContext) -> Iterator[Report]:
                          "worlds); use one spawner",
                          path=setup.script_path, related=setup.launch_related("the outside launcher"))
         for spawn in setup.helper_spawns:
-            if not many or spawn.conditional:
+            if not many or spawn.conditional or rankless_spawn(ctx.project, spawn.helper_path, spawn.helper_span):
                 continue
             yield Report(spawn.span,
                          f"{short(spawn.local, 24)}() calls {short(spawn.what.rsplit('.', 1)[-1], 16)}() in each of the "

@@ -14,10 +14,14 @@ from ..facts.lightning_strategies import strategy_entry
 from ..facts.link import launches_may_pass, single_process_launches
 from ..facts.loads import loads_cpu_tensors
 from ..facts.program import is_test_module, norm_path
+from ..facts.program_loads import cleared_elsewhere, load_hints, rank_passed_file
 from ..facts.program_effects import (device_selections, function_effects, import_touches_cuda, imports_at_load,
                                      local_callee, project_call)
-from ..facts.program_ranks import several_rank_programs
+from ..facts.program_ranks import helper_rank, helper_rank_call, several_rank_programs
+from ..facts.program_reach import builds_from_strings, reaching_entries, scope_key
+from ..facts.rank_files import callers_pass_rank_files, own_rank_file, rank_file_parameter
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
+from ..facts.spawn_targets import spawn_starts_ranks
 from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
@@ -431,20 +435,24 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
             continue
         if any(isinstance(a, ast.Starred) for a in site.node.args):
             continue
-        if _other_branch_maps(ctx, site) or loads_cpu_tensors(ctx.facts, site) or _own_rank_file(ctx, site):
+        if _other_branch_maps(ctx, site) or loads_cpu_tensors(ctx.facts, site) or own_rank_file(ctx.facts, site) \
+                or rank_passed_file(ctx.facts, site):
             continue
         if only_rank_zero(ctx.facts, site.node):
             continue  # rank 0's GPU is the one that saved it (cuda:0): no other rank holds a copy there
         span = ctx.facts.lines.span_of_node(site.node)
         unreferenced, reach = _callers_to_find(ctx, site.ctx)
         guarded = any("__main__" not in ast.unparse(guard.test) for guard, _ in site.ctx.guards)
+        scope = scope_key(site.ctx.function, site.ctx.class_, ctx.facts)
+        rank_param = rank_file_parameter(ctx.facts, site) if scope else None
         yield Report(site.node, "torch.load without map_location puts the tensors on the GPU that saved them (cuda:0) "
                      "in every rank; pass map_location=\"cpu\"",
 
                      fix=make_fix("add-map-location", 'Add map_location="cpu"', Applicability.SAFE,
                                   row=span.start.row, column=span.start.column),
                      needs=("several-ranks", (("unreferenced", unreferenced), ("own", own), ("guarded", guarded),
-                                              ("reach", reach))))
+                                              ("reach", reach), ("scope", scope), ("rank_param", rank_param),
+                                              ("elsewhere", load_hints(ctx.facts, site)))))
 
 
 def _callers_to_find(ctx: PythonContext, where: Context) -> tuple[Optional[str], Optional[tuple]]:
@@ -510,34 +518,6 @@ def _other_branch_maps(ctx: PythonContext, site) -> bool:
     return False
 
 
-_DISTRIBUTION_WORDS = ("distributed", "world", "is_initialized", "ddp")
-
-
-def _own_rank_file(ctx: PythonContext, site) -> bool:
-    """`torch.load(f"queue{dist.get_rank()}.pth")`: the path holds the global rank, so each rank reads
-    the file it wrote itself, whose tensors go back to its own GPU. A value of the path without the
-    rank counts only on the other side of an `if` about being distributed (the one-process path)."""
-    path = site.argument(0, "f")
-    if path is None:
-        return False
-    model = semantic_model(ctx.facts)
-    values = model.values_of(path)
-    ranked = [v for v in values if any(isinstance(n, (ast.Call, ast.Name, ast.Attribute))
-                                       and is_rank_expression(model, n) == "global" for n in ast.walk(v))]
-    if not ranked:
-        return False
-    places = [ctx.facts.context_of(v) for v in ranked]
-    for value in values:
-        if any(value is r for r in ranked):
-            continue
-        where = ctx.facts.context_of(value)
-        if where is None or not any(p is not None and exclusive(where, p) for p in places) or not any(
-                mentions_rank(ctx.facts, guard.test) or any(w in ast.unparse(guard.test).lower() for w in _DISTRIBUTION_WORDS)
-                for guard, _ in where.guards):
-            return False
-    return True
-
-
 @decider("several-ranks")
 def _decide_several_ranks(finding, project, params):
     """Drop a finding about several processes when every launch of its program starts one, or
@@ -547,6 +527,11 @@ def _decide_several_ranks(finding, project, params):
     name = params.get("unreferenced")
     if name and not project.program.referenced_elsewhere(finding.path, name):
         return None
+    if cleared_elsewhere(project, finding.path, params.get("elsewhere")):
+        return None  # another module shows the file holds CPU tensors, or is the rank's own (facts/program_loads.py)
+    rank_param = params.get("rank_param")
+    if rank_param and callers_pass_rank_files(project, params["scope"], *rank_param):
+        return None  # every caller passes a file of the rank's own (facts/rank_files.py)
     if params.get("own", True):
         return None if single_process_launches(project, finding.path) else finding
     programs = several_rank_programs(project, finding.path)
@@ -555,6 +540,9 @@ def _decide_several_ranks(finding, project, params):
     reach = params.get("reach")
     if reach:  # imported by a trainer is not called by it: keep the programs whose modules call it
         programs = [p for p in programs if project.program.program_calls(p.entry, finding.path, *reach)]
+    entries = reaching_entries(project, finding.path, params.get("scope"))
+    if entries is not None:  # the function runs only in the programs whose code calls it (facts/program_reach.py)
+        programs = [p for p in programs if norm_path(p.entry) in entries or builds_from_strings(project, p.entry)]
     if not programs:
         return None
     return replace(finding, related=[*finding.related, *programs[0].related])
@@ -595,13 +583,31 @@ def _global_rank_source(model, expr: Optional[ast.AST]) -> Optional[str]:
     """What makes `expr` the global rank (`dist.get_rank()`, RANK), through bindings; None if it is not."""
     if expr is None or is_rank_expression(model, expr) != "global":
         return None
+    return _rank_origin(model, expr, 0)
+
+
+def _rank_origin(model, expr: ast.AST, depth: int) -> str:
+    """One phrase naming where a global rank comes from: the call (`torch.distributed.get_rank()`),
+    the variable, the module's helper that returns it, or the expression itself."""
     value = model.value_of(expr)
     if isinstance(value, ast.Call) and len(value.args) == 1 and (model.resolve(value.func) or "") in ("int", ""):
         value = model.value_of(value.args[0])
-    if isinstance(value, ast.Call) and (model.resolve(value.func) or "").endswith("get_rank"):
-        return "torch.distributed.get_rank()"
+    branches = [value.body, value.orelse] if isinstance(value, ast.IfExp) else \
+        value.values if isinstance(value, ast.BoolOp) else []
+    ranked = next((b for b in branches if is_rank_expression(model, b) == "global"), None)
+    if ranked is not None and depth < 3:  # `dist.get_rank() if dist.is_initialized() else 0`
+        return _rank_origin(model, ranked, depth + 1)
+    if isinstance(value, ast.Call):
+        name = model.resolve(value.func)
+        if name is not None and name.endswith("get_rank"):
+            return f"{name}()"
+        if name is None and dotted(value.func):
+            return f"returned by {dotted(value.func)}()"
+    binding = model.binding_of(value) if isinstance(value, ast.Name) else None
+    if binding is not None and binding.index and isinstance(binding.value, ast.Call) and dotted(binding.value.func):
+        return f"returned by {dotted(binding.value.func)}()"  # `rank, world = init()`
     key = env_read_key(model, value) if value is not None else None
-    return f"the {key} environment variable" if key else "the global rank"
+    return f"the {key} environment variable" if key else ast.unparse(value)
 
 
 def _single_host_spawn(facts: ScriptFacts, model) -> bool:
@@ -646,17 +652,48 @@ def _device_index_uses(facts: ScriptFacts) -> Iterator[tuple[ast.AST, CallSite, 
 def global_rank_as_device(ctx: PythonContext) -> Iterator[Report]:
     """The global rank (0..world_size-1) used as a GPU index: fine on one node, wrong on the second."""
     facts = ctx.facts
-    if not ctx.dist.is_multiprocess or is_test_module(ctx.path):
+    if is_test_module(ctx.path):
         return  # (pytest's multi-process tests start their ranks on one machine)
+    own = ctx.dist.is_multiprocess  # else only a helper's rank, in a program of several processes
     model = semantic_model(facts)
     if _single_host_spawn(facts, model):
         return
     for index, site, what in _device_index_uses(facts):
-        source = _global_rank_source(model, index)
-        if source is None:
+        source = _global_rank_source(model, index) if own else None
+        if source is not None:
+            yield Report(index, _global_rank_message(source))
             continue
-        yield Report(index, f"the GPU index is the global rank ({short(source)}), too large on a second node; "
-                     "use the local rank: int(os.environ['LOCAL_RANK'])")
+        helper = helper_rank_call(facts, model, index)  # `rank = dist_utils.get_rank()`: the program says
+        if helper is not None:
+            yield Report(index, _global_rank_message(f"returned by {helper[0]}()"),
+                         needs=("rank-of-helper", (("local", helper[0]), ("index", helper[1]), ("own", own))))
+
+
+def _global_rank_message(source: str, limit: int = 40) -> str:
+    return (f"the GPU index is the global rank ({short(source, limit)}), too large on a second node; "
+            "use the local rank: int(os.environ['LOCAL_RANK'])")
+
+
+@decider("rank-of-helper")
+def _decide_rank_of_helper(finding, project, params):
+    """Keep the finding when the project function returns the global rank (in the place the call's
+    value is read from), and the program runs as several processes: by the module's own evidence
+    unless every launch starts one, else by the programs it runs in (named in `related`)."""
+    found = helper_rank(project.program, finding.path, params["local"], params["index"])
+    if found is None or found[0] != "global":
+        return None
+    symbol = found[1]
+    related = [(symbol.path, _row_span(symbol.function.row), f"{short(params['local'], 30)}() returns the global rank")]
+    if params["own"]:
+        if single_process_launches(project, finding.path):
+            return None
+    else:
+        programs = several_rank_programs(project, finding.path)
+        if not programs:
+            return None
+        related += programs[0].related
+    message = _global_rank_message(f"returned by {short(params['local'], 30)}() of {file_label(symbol.path)}", 80)
+    return replace(finding, message=message, related=[*finding.related, *related])
 
 
 # -- DSL104 ----------------------------------------------------------------------------------
@@ -1190,8 +1227,8 @@ def spawn_under_launcher(ctx: PythonContext) -> Iterator[Report]:
         if not all("__main__" in ast.unparse(g.test) for g, _ in site.ctx.guards):
             continue
         found = _needs_outside_launcher(facts, site)
-        if found is None:
-            continue
+        if found is None or spawn_starts_ranks(facts, site) is False:
+            continue  # CPU workers (they fill a queue, start no group, use no GPU) are not ranks
         node, what = found
         yield Report(site.node, f"this script {what} (line {node.lineno}) as under a launcher, yet spawns its own "
                      "processes; drop the spawn or the launcher")

@@ -131,6 +131,17 @@ LIBRARIES = frozenset(("torch", "deepspeed", "accelerate", "lightning", "pytorch
                        "hjson", "yaml", "omegaconf", "hydra"))
 
 
+def last_name(expr: ast.AST) -> str | None:
+    """The name a call, attribute or name ends in (`f` of `a.b.f(...)`), or None."""
+    if isinstance(expr, ast.Call):
+        expr = expr.func
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Name):
+        return expr.id
+    return None
+
+
 def is_library(qualname: str) -> bool:
     """Is the module (or a name in it) a library's (LIBRARIES, the standard library), not the project's?"""
     root = qualname.lstrip(".").split(".", 1)[0]

@@ -1,0 +1,332 @@
+"""What other modules of the project show about a `torch.load` (the project phase decides).
+
+A load that its own module cannot clear (facts/loads.py, facts/rank_files.py) may still read a file
+of CPU tensors, or the rank's own file, for a reason that lives in another module:
+- it sits in a method of a class that derives from `torch.utils.data.Dataset` through project
+  classes of other modules (`class ShapeDataset(CachedDataset)`, `CachedDataset` in `data/base.py`):
+  DataLoader workers run without CUDA;
+- its path ends in a file name (`lang / "vocab.pt"`) that another project module (a preparation
+  script) saves data (or a command-line namespace) into, from the CPU, and no module saves model
+  state under that name;
+- its path holds `self.rank`, which a base class in another module sets to the process's rank
+  (`self.rank = dist.get_rank()`), and no class of the lineage sets otherwise.
+
+Each module's summary states its classes (`"load_classes"`: bases and the rank attributes they
+set) and the file names it saves (`"saved_file_names"`); `load_hints` says what a load needs from
+them, and `cleared_elsewhere` asks.
+
+One more, within the module: a path built by a call that is passed the rank (`pattern(p,
+rank=env.global_rank)`) and saved by the module under the same name is the rank's own file
+(`rank_passed_file`).
+"""
+from __future__ import annotations
+
+import ast
+import posixpath
+from typing import TYPE_CHECKING, Optional
+
+from ..sources.names import dotted
+from .bindings import semantic_model
+from .loaded_values import saved_namespace
+from .loads import _DATASETS, _may_be_state, _plain_state_dict
+from .program import norm_path
+from .rank_files import names_a_rank
+from .script import CallSite, ScriptFacts
+from .summary import summary_extractor
+
+if TYPE_CHECKING:
+    from .setup import Project
+
+
+# -- the summaries ------------------------------------------------------------------------------
+
+@summary_extractor("load_classes")
+def load_classes(facts: ScriptFacts) -> dict:
+    """class name -> (((base as written, its qualname or ""), ...), rank attributes, other attributes):
+    the `self.x` with "rank" in the name that its methods store, split by whether every store is the
+    process's rank. A class with neither bases nor such attributes says nothing and is left out."""
+    if not facts.classes:
+        return {}
+    stores = _rank_stores(facts) if "rank" in facts.text else {}
+    out = {}
+    for name, node in facts.classes.items():
+        ranks, others = stores.get(id(node), (set(), set()))
+        if node.bases or ranks or others:
+            bases = tuple((dotted(b) or "", facts.resolve(b) or "") for b in node.bases)
+            out[name] = (bases, tuple(sorted(ranks - others)), tuple(sorted(others)))
+    return out
+
+
+def _rank_stores(facts: ScriptFacts) -> dict:
+    """id(class) -> (attributes stored a rank, attributes stored anything else)."""
+    model = None
+    out: dict = {}
+    for attr, where in facts.of_type(ast.Attribute):
+        if not isinstance(attr.ctx, ast.Store) or "rank" not in attr.attr or where.class_ is None \
+                or not _is_self(where.function, attr.value):
+            continue
+        model = model or semantic_model(facts)
+        value = _stored_value(model, attr)
+        ranks, others = out.setdefault(id(where.class_), (set(), set()))
+        (ranks if value is not None and names_a_rank(model, value) else others).add(attr.attr)
+    return out
+
+
+def _is_self(function, expr: ast.AST) -> bool:
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.args.args:
+        return False
+    return isinstance(expr, ast.Name) and expr.id == function.args.args[0].arg
+
+
+def _stored_value(model, target: ast.AST) -> Optional[ast.AST]:
+    """The value `self.x = v` (or `self.a, self.x = a, v`) stores, else None."""
+    parent = model.parent_of(target)
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and target in (getattr(parent, "targets", None) or [parent.target]):
+        return parent.value
+    if isinstance(parent, ast.Tuple):
+        statement = model.parent_of(parent)
+        if isinstance(statement, ast.Assign) and statement.targets == [parent] and isinstance(statement.value, ast.Tuple) \
+                and len(statement.value.elts) == len(parent.elts):
+            return statement.value.elts[parent.elts.index(target)]
+    return None
+
+
+@summary_extractor("saved_file_names")
+def saved_file_names(facts: ScriptFacts) -> tuple:
+    """(file names saved from the CPU, file names saved from what may be model state): the last part
+    of each `torch.save` path that ends in a literal file name (`lang_dir / "L.pt"`)."""
+    sites = facts.calls_to("torch.save")
+    if not sites:
+        return ((), ())
+    model = None
+    cpu, state = set(), set()
+    for site in sites:
+        value, path = site.argument(0, "obj"), site.argument(1, "f")
+        name = final_file_name(path) if path is not None else None
+        if name is None or value is None:
+            continue
+        model = model or semantic_model(facts)
+        saved = model.value_of(value)
+        # (a bare name left, a parameter or one bound in several places, may be anything: counted as state)
+        if saved_namespace(model, value):
+            cpu.add(name)
+        elif isinstance(saved, ast.Name) or (_may_be_state(saved) and not _plain_state_dict(facts, value, site.ctx)):
+            state.add(name)
+        else:
+            cpu.add(name)
+    return tuple(sorted(cpu)), tuple(sorted(state))
+
+
+def final_file_name(path: ast.AST) -> Optional[str]:
+    """The file name a path expression ends in when its last part is a literal one (`"vocab.pt"`,
+    `d / "L.pt"`, `os.path.join(d, "L.pt")`, `f"{d}/feats.pt"`): a name with a stem and a suffix."""
+    last, joined = path, False
+    while True:
+        if isinstance(last, ast.BinOp) and isinstance(last.op, (ast.Div, ast.Add)):
+            last = last.right
+        elif isinstance(last, ast.JoinedStr) and last.values:
+            joined = len(last.values) > 1
+            last = last.values[-1]
+        elif isinstance(last, ast.Call) and last.args and (dotted(last.func) or "").endswith("join") and not last.keywords:
+            last = last.args[-1]
+        else:
+            break
+    if not (isinstance(last, ast.Constant) and isinstance(last.value, str)):
+        return None
+    name = posixpath.basename(last.value)
+    if name == last.value and joined:
+        return None  # f"{prefix}_L.pt": only the end of the name is literal
+    stem, dot, suffix = name.rpartition(".")
+    return name if dot and stem and suffix and not stem.startswith(".") else None
+
+
+# -- what a load needs ---------------------------------------------------------------------------
+
+def load_hints(facts: ScriptFacts, site: CallSite) -> tuple:
+    """What the project phase may clear this load with: ("dataset", class), ("file", name),
+    ("self-rank", class, attributes); () when nothing."""
+    hints = []
+    klass, function = site.ctx.class_, site.ctx.function
+    top = klass is not None and klass in facts.tree.body
+    if top and function is not None and klass.bases:
+        hints.append(("dataset", klass.name))
+    path = site.argument(0, "f")
+    if path is None:
+        return tuple(hints)
+    model = semantic_model(facts)
+    values = model.values_of(path)
+    names = {final_file_name(v) for v in values}
+    if len(names) == 1 and None not in names:
+        hints.append(("file", names.pop()))
+    if top and function is not None and "rank" in facts.text:
+        attrs = _inherited_rank_reads(model, values, function, klass)
+        if attrs:
+            hints.append(("self-rank", klass.name, attrs))
+    return tuple(hints)
+
+
+def _inherited_rank_reads(model, values: list, function, klass: ast.ClassDef) -> tuple:
+    """The `self.x` ("rank" in the name, stored by no method of `klass`) that every value of the
+    path holds, or a rank of its own: looked for in the value, and in the values of the names in
+    it (`remote = f"..._rank_{self.rank}.pt"`, then `copy_to_local(remote)`), two hops at most."""
+    stored = {n.attr for n in ast.walk(klass) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
+    found: set = set()
+    for value in values:
+        if not _rank_parts(model, value, function, stored, found, 0):
+            return ()
+    return tuple(sorted(found))
+
+
+def _rank_parts(model, expr: ast.AST, function, stored: set, found: set, depth: int) -> bool:
+    ranked = False
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and "rank" in node.attr and node.attr not in stored \
+                and isinstance(node.ctx, ast.Load) and _is_self(function, node.value):
+            found.add(node.attr)
+            ranked = True
+        elif isinstance(node, (ast.Call, ast.Name, ast.Attribute)) and names_a_rank(model, node):
+            ranked = True
+        elif depth < 2 and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node is not expr \
+                and not _is_callee(model, node):
+            if any(_rank_parts(model, v, function, stored, found, depth + 1) for v in model.values_of(node)
+                   if v is not node):
+                ranked = True
+    return ranked
+
+
+def _is_callee(model, node: ast.AST) -> bool:
+    parent = model.parent_of(node)
+    return isinstance(parent, ast.Call) and parent.func is node
+
+
+# -- the project phase ---------------------------------------------------------------------------
+
+def cleared_elsewhere(project: "Project", path: str, hints: tuple) -> Optional[str]:
+    """Why another module shows the load of `path` reads CPU tensors or the rank's own file, or None."""
+    for hint in hints or ():
+        if hint[0] == "dataset" and _derives_from(project, norm_path(path), hint[1], _DATASETS):
+            return "a Dataset reads its samples on the CPU"
+        if hint[0] == "file" and _saved_as_data(project, hint[1]):
+            return f"another project module saves {hint[1]} from the CPU"
+        if hint[0] == "self-rank" and _inherited_ranks(project, norm_path(path), hint[1], hint[2]):
+            return "a base class sets the rank the path holds"
+    return None
+
+
+def _extra(project: "Project", path: str, name: str):
+    display = project.program.display.get(path, path)
+    summary = project.scripts.get(display)
+    return summary.extra.get(name) if summary is not None else None
+
+
+def _lineage(project: "Project", path: str, name: str, depth: int = 6) -> list:
+    """(module, class, its summary entry) of the class and the project classes it derives from,
+    through each module's imports (at most `depth` * 3 classes); an entry of None for a class whose
+    module summary says nothing (unknown)."""
+    out, todo, seen = [], [(path, name)], set()
+    while todo and len(seen) < depth * 3:
+        module, klass = todo.pop()
+        if (module, klass) in seen:
+            continue
+        seen.add((module, klass))
+        entry = (_extra(project, module, "load_classes") or {}).get(klass)
+        out.append((module, klass, entry))
+        if entry is None:
+            continue
+        for written, qualname in entry[0]:
+            found = _class_ref(project, module, written, 0) if written else None
+            if found is not None:
+                todo.append(found)
+    return out
+
+
+def _derives_from(project: "Project", path: str, name: str, qualnames: tuple) -> bool:
+    return any(entry is not None and any(q in qualnames for _, q in entry[0])
+               for _, _, entry in _lineage(project, path, name))
+
+
+def _inherited_ranks(project: "Project", path: str, name: str, attrs: tuple) -> bool:
+    lineage = _lineage(project, path, name)
+    if any(entry is None for _, _, entry in lineage):
+        return False
+    return all(any(a in entry[1] for _, _, entry in lineage) and not any(a in entry[2] for _, _, entry in lineage)
+               for a in attrs)
+
+
+def _class_ref(project: "Project", importer: str, local: str, depth: int) -> Optional[tuple]:
+    """(module, class name) of the project class the (dotted) name `local` of `importer` refers to:
+    its own, or one imported (through packages that re-export it, at most 4 hops); None otherwise."""
+    if depth > 4:
+        return None
+    program = project.program
+    head, _, rest = local.partition(".")
+    if not rest and local in (_extra(project, importer, "load_classes") or {}):
+        return importer, local
+    exports = program.modules.get(importer)
+    if exports is None:
+        return None
+    for ref in exports.imports:
+        for name, bound in ref.names:
+            if bound != head:
+                continue
+            if not rest:
+                target = program.module_file(importer, ref.module, ref.level)
+                if target is not None:
+                    return _class_ref(project, target, name, depth + 1)
+            else:
+                sub = program.module_file(importer, f"{ref.module}.{name}" if ref.module else name, ref.level)
+                if sub is not None:
+                    return _class_ref(project, sub, rest, depth + 1)
+        if not ref.names and rest and ref.local == head:
+            if ref.local != ref.module.split(".")[0]:  # `import a.b as c`: c.X is a.b's X
+                target = program.module_file(importer, ref.module)
+                return _class_ref(project, target, rest, depth + 1) if target is not None else None
+            parts = local.split(".")  # `import a.b`: a.b.X is a.b's X
+            for cut in range(len(parts) - 1, 0, -1):
+                target = program.module_file(importer, ".".join(parts[:cut]))
+                if target is not None:
+                    return _class_ref(project, target, ".".join(parts[cut:]), depth + 1)
+    return None
+
+
+def _saved_as_data(project: "Project", name: str) -> bool:
+    """Does some project module save `name` from the CPU, and none from what may be model state?"""
+    cpu = False
+    for summary in project.scripts.values():
+        found = summary.extra.get("saved_file_names") if summary is not None else None
+        if not found:
+            continue
+        if name in found[1]:
+            return False
+        cpu = cpu or name in found[0]
+    return cpu
+
+
+# -- within the module ---------------------------------------------------------------------------
+
+def rank_passed_file(facts: ScriptFacts, site: CallSite) -> bool:
+    """`path = pattern(p, rank=env.global_rank)`, loaded and saved (`torch.save(..., path)`) by the
+    module under that name: a call that is given the rank (by a keyword naming it) builds the name
+    of the rank's own file."""
+    path = site.argument(0, "f")
+    if not isinstance(path, ast.Name):
+        return False
+    model = semantic_model(facts)
+    values = model.values_of(path)
+    if not values or not all(_given_the_rank(v) for v in values):
+        return False
+    return any(isinstance(p := s.argument(1, "f"), ast.Name) and p.id == path.id
+               and {id(v) for v in model.values_of(p)} == {id(v) for v in values} for s in facts.calls_to("torch.save"))
+
+
+# The keyword a path builder takes the rank by, and the last name of what a caller passes it as (not a
+# node's or a group's rank: the ranks of one node, or of one group index, would share the file).
+_RANK_KEYWORDS = frozenset(("rank", "global_rank", "local_rank"))
+_RANK_NAMES = frozenset(("rank", "global_rank", "local_rank", "world_rank", "dist_rank", "process_index"))
+
+
+def _given_the_rank(value: ast.AST) -> bool:
+    if not isinstance(value, ast.Call):
+        return False
+    return any(k.arg in _RANK_KEYWORDS and isinstance(k.value, (ast.Name, ast.Attribute))
+               and (dotted(k.value) or "").rsplit(".", 1)[-1] in _RANK_NAMES for k in value.keywords)
