@@ -939,16 +939,23 @@ def _called_at(facts: ScriptFacts, imported: set, called: set) -> dict:
 
 
 def _called_with_grad(facts: ScriptFacts, imported: set, called: set) -> tuple:
-    """ModuleExports.called_with_grad: the called project names of which some call records autograd."""
-    from .conditions import autograd_off
+    """ModuleExports.called_with_grad: the called project names of which some call records autograd
+    (not inside a `no_grad`/`inference_mode` block or decorated def: the callers' own callers are not
+    followed, which would cost a walk per call)."""
+    from .conditions import grad_disabled_at
 
+    if not _GRAD_OFF_WORDS.search(facts.text):
+        return tuple(sorted(called))
     out = set()
     for site in facts.calls:
         head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
         local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
-        if head in imported and local in called and local not in out and not autograd_off(facts, site.node):
+        if head in imported and local in called and local not in out and not grad_disabled_at(facts, site.ctx):
             out.add(local)
     return tuple(sorted(out))
+
+
+_GRAD_OFF_WORDS = re.compile(r"no_grad|inference_mode|set_grad_enabled")
 
 
 def import_time_cuda(facts: ScriptFacts) -> Optional[tuple]:
