@@ -545,8 +545,11 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     if setup.lightning is not None and setup.lightning.strategy_splats is not None:  # `DeepSpeedStrategy(**KW)`
         setup.lightning = resolved_lightning_site(project.program, setup.lightning, setup.lightning.path or script)
     if setup.lightning is not None and setup.lightning.devices_options:
-        given = _option_value(_script_args(command), setup.lightning.devices_options)
+        args = _script_args(command)
+        given = _option_value(args, setup.lightning.devices_options)
         devices = (int(given[0]) if given[0].isdigit() else None) if given else setup.lightning.devices
+        if not given and option_passed(args, setup.lightning.devices_options) is not False:
+            devices = None  # (`"$@"` may pass it)
         setup.lightning = dataclasses.replace(setup.lightning, devices=devices)
     if setup.lightning is not None and setup.lightning.num_nodes_options:  # `num_nodes=args.nodes`
         site = setup.lightning
