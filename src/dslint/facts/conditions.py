@@ -649,6 +649,17 @@ def _flat_constants(node: ast.AST) -> Optional[list]:
     return [value]
 
 
+def compares_a_count_to_one(test: ast.AST) -> bool:
+    """`if ext_dist.my_size > 1:` (a module global of another module that holds the world size): a
+    count of something compared with 1 or 2 picks the one-process path from the multi-process one."""
+    return any(isinstance(node, ast.Compare) and len(node.ops) == 1
+               and any(isinstance(side, ast.Constant) and side.value in (1, 2) and type(side.value) is int
+                       for side in (node.left, node.comparators[0]))
+               and any("size" in ast.unparse(side).lower() or "count" in ast.unparse(side).lower()
+                       for side in (node.left, node.comparators[0]) if not isinstance(side, ast.Constant))
+               for node in ast.walk(test))
+
+
 def _is_world_size(node: ast.AST) -> bool:
     text = ast.unparse(node).lower()
     return "world" in text or "size" in text or "num_" in text

@@ -70,13 +70,13 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
     """Apply the layers of `ref` (how="layered") into `link`: its value, and `overlay` (an OverlayDoc) for
     the rules that report at keys. False, with a note, when a layer is not known (a file not among the
     checked configs, a constant no module defines, a key written into a dict that is not there)."""
-    from .link import _option_value, _script_args, config_bases, resolve_path
+    from .link import option_value, script_args, config_bases, resolve_path
     from .option_defaults import option_passed
 
     value: dict = {}
     origins: list = []  # (key path in the result, file, document, key path in that document)
     program = project.program
-    args = _script_args(setup.command)
+    args = script_args(setup.command)
     given = lambda options: option_passed(args, options)  # noqa: E731
     for layer in ref.layers:
         holder = value
@@ -88,7 +88,7 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
         if layer.kind == "file":
             source = layer.source
             if layer.options and given(layer.options) is not False:  # the launch line names the file
-                named = _option_value(args, layer.options)
+                named = option_value(args, layer.options)
                 if named is None:
                     setup.notes["config"] = f"{ref.what}: the file {' / '.join(layer.options)} names is not known"
                     return False

@@ -123,7 +123,7 @@ def helper_calls(facts, semantic, namespaces: bool) -> tuple:
     those whose value is bound (`accelerator = build_accelerator()`) and, with `namespaces`, those passing
     the script's parse_args() namespace (`semantic()`: the module's SemanticModel). Arguments: their
     literal values."""
-    from .values import _is_namespace
+    from .values import is_namespace
 
     out, seen = [], set()
     if namespaces:
@@ -134,7 +134,7 @@ def helper_calls(facts, semantic, namespaces: bool) -> tuple:
                     and _project_call(facts, node):
                 model = semantic()
                 given = [(p, None, a) for p, a in enumerate(node.args)] + [(None, k.arg, k.value) for k in node.keywords]
-                spaces = tuple((p, k) for p, k, a in given if isinstance(a, ast.Name) and _is_namespace(model, a))
+                spaces = tuple((p, k) for p, k, a in given if isinstance(a, ast.Name) and is_namespace(model, a))
                 if spaces:
                     out.append(_helper_call(facts, node, site.ctx, spaces))
                     seen.add(id(node))

@@ -351,14 +351,14 @@ def resolve_path(project: "Project", table: dict, written: Optional[str], bases:
         candidate = _resolve(project, base / written)
         if candidate in index or candidate in hits or os.path.isfile(candidate):
             hits.setdefault(candidate, []).append(base)
-    shown = tuple(index.get(real) or _display_of(project, real) for real in hits)
+    shown = tuple(index.get(real) or display_of(project, real) for real in hits)
     if len(hits) != 1:
         return PathLink(written, tried=tuple(tried), candidates=shown)
     real, found_from = next(iter(hits.items()))
     return PathLink(written, index.get(real), real, tuple(tried), shown, tuple(found_from))
 
 
-def _display_of(project: "Project", real: Path) -> str:
+def display_of(project: "Project", real: Path) -> str:
     try:
         shown = os.path.relpath(real, project.root)
     except ValueError:  # another drive (Windows)
@@ -436,6 +436,41 @@ def forget_unresolved_script_links(project: "Project") -> None:
     if memo:
         for key in [key for key, (_, link) in memo.items() if link.found is None]:
             del memo[key]
+
+
+def named_by_accelerate_yaml(project: "Project", path: str) -> bool:
+    """Does an accelerate config (a YAML with `deepspeed_config.deepspeed_config_file`) in the folder of
+    the DeepSpeed config `path` or a folder above it, up to the project root, name it, relative to one
+    of the folders `accelerate launch` may run in (that YAML's folder or one above it)? For a config
+    no launch line links: its readers are still accelerate's."""
+    from ..sources.yaml_configs import read_yaml
+
+    root = os.path.realpath(str(project.root))
+    target = os.path.realpath(path)  # (display paths are relative to the working directory)
+    folders = _folders_up(os.path.dirname(target), root)
+    for folder in folders:
+        try:
+            names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))[:50]
+        except OSError:
+            continue
+        for name in names:
+            doc = read_yaml(os.path.join(folder, name), name)
+            section = doc.value.get("deepspeed_config") if isinstance(doc.value, dict) else None
+            written = section.get("deepspeed_config_file") if isinstance(section, dict) else None
+            if isinstance(written, str) and any(os.path.realpath(os.path.join(base, written)) == target
+                                                for base in _folders_up(folder, root)):
+                project.note_input(os.path.join(folder, name))
+                return True
+    return False
+
+
+def _folders_up(folder: str, root: str) -> list:
+    """`folder` and each folder above it up to `root`."""
+    out = [folder]
+    while folder != root and folder.startswith(root + os.sep):
+        folder = os.path.dirname(folder)
+        out.append(folder)
+    return out
 
 
 def starts_a_script(command) -> bool:
@@ -545,8 +580,8 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     if setup.lightning is not None and setup.lightning.strategy_splats is not None:  # `DeepSpeedStrategy(**KW)`
         setup.lightning = resolved_lightning_site(project.program, setup.lightning, setup.lightning.path or script)
     if setup.lightning is not None and setup.lightning.devices_options:
-        args = _script_args(command)
-        given = _option_value(args, setup.lightning.devices_options)
+        args = script_args(command)
+        given = option_value(args, setup.lightning.devices_options)
         devices = (int(given[0]) if given[0].isdigit() else None) if given else setup.lightning.devices
         if not given and option_passed(args, setup.lightning.devices_options) is not False:
             devices = None  # (`"$@"` may pass it)
@@ -554,7 +589,7 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     if setup.lightning is not None and setup.lightning.num_nodes_options:  # `num_nodes=args.nodes`
         site = setup.lightning
         setup.lightning = dataclasses.replace(site, num_nodes=launched_int(
-            _script_args(command), site.num_nodes, site.num_nodes_options, site.num_nodes_direct))
+            script_args(command), site.num_nodes, site.num_nodes_options, site.num_nodes_direct))
     setup.accelerate = _accelerate_config(project, launch_path, command)
     if setup.accelerate is not None and setup.accelerate.unknown:
         setup.notes["accelerate_config"] = setup.accelerate.unknown
@@ -597,7 +632,7 @@ def _yaml_config(project: "Project", setup: TrainingSetup, link: ConfigLink, fou
     from ..sources import yaml_configs
 
     project.note_input(str(found.real))
-    display = _display_of(project, found.real)
+    display = display_of(project, found.real)
     doc = yaml_configs.read_yaml(str(found.real), display)
     if doc.error is not None or not isinstance(doc.value, dict) or not all(isinstance(k, str) for k in doc.value):
         setup.notes["config"] = f"{display} {doc.error or 'is no mapping of DeepSpeed keys'}"
@@ -839,7 +874,7 @@ def _env_device_indexes(project: "Project", setup: TrainingSetup) -> None:
     unless that module sets one of the variables itself."""
     setup.env_device_indexes = [(setup.script_path, index) for index in setup.facts.env_device_indexes]
     setup.env_device_indexes += _helper_env_device_indexes(project, setup)
-    args = _script_args(setup.command)  # (an option's default that reads the environment: unless the line passes it)
+    args = script_args(setup.command)  # (an option's default that reads the environment: unless the line passes it)
     setup.env_device_indexes = [(path, index) for path, index in setup.env_device_indexes
                                 if not index.unless_options or option_passed(args, index.unless_options) is False]
 
@@ -919,7 +954,7 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         helped = helper_config_ref(project, setup)  # `build_engine(model, args)` of engine.py
         if helped is not None:
             refs.append(helped)
-    args = _script_args(command)
+    args = script_args(command)
     loader = None  # "yaml": the script reads the chosen file with yaml.safe_load
     for ref in refs:
         ref = resolved_plugin_ref(project.program, ref, setup.script_path)  # `DeepSpeedPlugin(**BASE_KW)`
@@ -927,13 +962,13 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         how = f"{ref.what} in {setup.script_path}"
         launch_span = None
         if ref.how == "literal":
-            if ref.unless_options and _option_value(args, ref.unless_options) is not None:
+            if ref.unless_options and option_value(args, ref.unless_options) is not None:
                 continue  # the launch line changes what the path is built from
             written = ref.path
             if ref.unless_options:
                 how = f"{ref.what} in {setup.script_path}, with the default of {' / '.join(ref.unless_options)}"
         elif ref.how == "argument":
-            given = _option_value(args, ref.options)
+            given = option_value(args, ref.options)
             if given is not None:
                 written, launch_span = given
                 how = f"{ref.what} ← {' / '.join(ref.options)} on the launch line"
@@ -1232,11 +1267,11 @@ def _consumer(setup: TrainingSetup) -> str:
     return "deepspeed"
 
 
-def _script_args(command) -> list:
+def script_args(command) -> list:
     return list(command.script_args) if command is not None else []
 
 
-def _option_value(args: list, options: tuple) -> Optional[tuple[str, Span]]:
+def option_value(args: list, options: tuple) -> Optional[tuple[str, Span]]:
     """The value of `--opt v` / `--opt=v` among the script's arguments (last one wins, like argparse)."""
     found = None
     for k, arg in enumerate(args):

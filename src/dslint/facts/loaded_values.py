@@ -22,7 +22,7 @@ import re
 from ..sources.names import dotted
 from .bindings import semantic_model
 from .script import CallSite, ScriptFacts, literal
-from .values import _is_namespace
+from .values import is_namespace
 
 # The last name of an object that holds a sampler or a data loader (`train_dl.sampler`, `BucketSampler(...)`,
 # `train_loader`, a torchdata `StatefulDataLoader`).
@@ -117,13 +117,13 @@ def saved_namespace(model, value: ast.AST) -> bool:
 def _namespace_like(model, value: ast.AST) -> bool:
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "vars" \
             and len(value.args) == 1 and not value.keywords and model.binding_of(value.func) is None:
-        return _is_namespace(model, value.args[0])
+        return is_namespace(model, value.args[0])
     if isinstance(value, ast.Attribute) and value.attr == "__dict__":
-        return _is_namespace(model, value.value)
+        return is_namespace(model, value.value)
     if isinstance(value, ast.Call) and model.resolve(value.func) == "argparse.Namespace":
         return not value.args and all(isinstance(k.value, ast.Constant) or literal(k.value) is not None
                                       or (k.arg is None and _namespace_like(model, k.value)) for k in value.keywords)
-    return _is_namespace(model, value)
+    return is_namespace(model, value)
 
 
 def _may_make_tensor(model, expr) -> bool:

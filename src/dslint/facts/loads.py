@@ -28,7 +28,7 @@ from .bindings import semantic_model
 from .loaded_values import restored_loader_state, returned_tensor_free, saved_namespace
 from .script import CallSite, ScriptFacts
 
-_DATASETS = ("torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
+DATASETS = ("torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.dataset.Dataset",
              "torch.utils.data.dataset.IterableDataset")
 # Words of a name that may hold model state (GPU tensors): such a save proves nothing about the device.
 _RNG_GETTERS = re.compile(r"get_rng_state(_all)?$|getstate$|get_state$")
@@ -87,7 +87,7 @@ def _in_dataset(facts: ScriptFacts, site: CallSite) -> bool:
     klass = site.ctx.class_
     if klass is None or site.ctx.function is None:
         return False
-    return any((facts.resolve(base) or "") in _DATASETS for base in klass.bases)
+    return any((facts.resolve(base) or "") in DATASETS for base in klass.bases)
 
 
 def _cpu_saves(facts: ScriptFacts) -> tuple:
@@ -99,7 +99,7 @@ def _cpu_saves(facts: ScriptFacts) -> tuple:
         value, path = site.argument(0, "obj"), site.argument(1, "f")
         if value is None or path is None:
             continue
-        if _may_be_state(model.value_of(value)) and not _plain_state_dict(facts, value, site.ctx) \
+        if may_be_state(model.value_of(value)) and not plain_state_dict(facts, value, site.ctx) \
                 and not saved_namespace(model, value):
             continue  # (what the name holds, not its name: `rng_states`)
         literals |= _file_names(path)
@@ -115,12 +115,12 @@ def _file_names(path: ast.AST) -> set:
             and len(n.value.strip("./")) >= 4 and not n.value.startswith(".")}
 
 
-def _may_be_state(expr: ast.AST) -> bool:
+def may_be_state(expr: ast.AST) -> bool:
     """May the saved value hold model state on a GPU (`model.state_dict()`, `{"model": net, ...}`,
     `ckpt`)? `x.cpu()` and RNG states (`torch.get_rng_state()`, CPU byte tensors) do not; a dict
     may when one of its values may."""
     if isinstance(expr, ast.Dict):
-        return any(_may_be_state(v) for v in expr.values if v is not None) or any(v is None for v in expr.values)
+        return any(may_be_state(v) for v in expr.values if v is not None) or any(v is None for v in expr.values)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and (
             expr.func.attr == "cpu" or _RNG_GETTERS.match(expr.func.attr)):
         return False
@@ -139,7 +139,7 @@ _CONTAINERS = frozenset(("Optional", "Union", "list", "List", "tuple", "Tuple", 
 _LOADER_STATE = re.compile(r"data_?loader|sampler", re.IGNORECASE)
 
 
-def _plain_state_dict(facts: ScriptFacts, value: ast.AST, ctx) -> bool:
+def plain_state_dict(facts: ScriptFacts, value: ast.AST, ctx) -> bool:
     """Is `value` `x.state_dict()` where `x` is an instance of a class of this module whose
     `state_dict()` returns a dict of tensor-free fields?"""
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "state_dict"

@@ -924,13 +924,7 @@ def _called_at(facts: ScriptFacts, imported: set, called: set) -> dict:
     from .program_effects import may_not_run
 
     out: dict = {}
-    for site in facts.calls:
-        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
-        if head not in imported or _library_call(facts, head):
-            continue  # (a library's function never reaches the program's summaries)
-        local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
-        if local not in called:
-            continue
+    for site, local in _project_call_sites(facts, imported, called):
         found = out.get(local)
         skipped = may_not_run(facts, site)
         if found is None or (found[1] and not skipped):
@@ -946,13 +940,19 @@ def _called_with_grad(facts: ScriptFacts, imported: set, called: set) -> tuple:
 
     if not _GRAD_OFF_WORDS.search(facts.text):
         return tuple(sorted(called))
-    out = set()
+    return tuple(sorted({local for site, local in _project_call_sites(facts, imported, called)
+                         if not grad_disabled_at(facts, site.ctx)}))
+
+
+def _project_call_sites(facts: ScriptFacts, imported: set, called: set):
+    """(site, local name) of each call of a project name the module imports and calls (`called`)."""
     for site in facts.calls:
         head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        if head not in imported or _library_call(facts, head):
+            continue  # (a library's function never reaches the program's summaries)
         local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
-        if head in imported and local in called and local not in out and not grad_disabled_at(facts, site.ctx):
-            out.add(local)
-    return tuple(sorted(out))
+        if local in called:
+            yield site, local
 
 
 _GRAD_OFF_WORDS = re.compile(r"no_grad|inference_mode|set_grad_enabled")

@@ -88,7 +88,7 @@ def setup_read_node(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
     document: (its value, the YAML file's path, key path under the node -> Span of the key in that file),
     with interpolations and missing values (`${...}`, `???`) unknown (config_dicts.NotLiteral); UNKNOWN
     when which file holds it, or its keys, are not certain (the leaf reading's caveats)."""
-    from .link import _display_of, config_bases
+    from .link import display_of, config_bases
 
     if read.how == "load":
         found = _load_leaf(project, [b for b, _ in config_bases(project, setup)], read, node=True)
@@ -101,7 +101,7 @@ def setup_read_node(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
     doc = _yaml_doc(project, path)
     spans = {key[len(prefix):]: span for key, span in (_config_keys(doc) if doc is not None else {}).items()
              if key[:len(prefix)] == prefix and len(key) > len(prefix)}
-    return (_unknown_interpolations(value), _display_of(project, path), spans) if spans else UNKNOWN
+    return (_unknown_interpolations(value), display_of(project, path), spans) if spans else UNKNOWN
 
 
 def _config_keys(doc: Any) -> dict:

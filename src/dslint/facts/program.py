@@ -306,7 +306,7 @@ class ProgramIndex:
             return None
         head, _, rest = local.rpartition(".")
         if head:
-            where = self._module_of(importer, head)
+            where = self.module_of(importer, head)
         elif rest in exports.function_tables:
             where = importer
         else:  # `from data import LOADERS [as L]`
@@ -339,14 +339,14 @@ class ProgramIndex:
                 continue
             for ref in exports.imports:
                 if any(imported == name for imported, _ in ref.names) and \
-                        self._exports_from(self.module_file(other, ref.module, ref.level), name, target):
+                        self.exports_from(self.module_file(other, ref.module, ref.level), name, target):
                     if posixpath.basename(other) == "__init__.py" and depth < 3 and \
                             not self.referenced_elsewhere(other, name, depth + 1, among):
                         continue  # re-exported, and used by no one
                     return True
             for local in exports.called:
                 head, _, last = local.rpartition(".")
-                if last == name and head and self._module_of(other, head) == target:
+                if last == name and head and self.module_of(other, head) == target:
                     return True
         return False
 
@@ -376,11 +376,11 @@ class ProgramIndex:
         from one, or reached through one: `models.Net`)?"""
         head = local.rpartition(".")[0]
         if head:
-            return self._module_of(importer, head) is not None
+            return self.module_of(importer, head) is not None
         return any(bound == local and self.module_file(importer, ref.module, ref.level) is not None
                    for ref in self.modules[importer].imports for _, bound in ref.names)
 
-    def _exports_from(self, module: Optional[str], name: str, target: str, depth: int = 0) -> bool:
+    def exports_from(self, module: Optional[str], name: str, target: str, depth: int = 0) -> bool:
         """Is `name`, imported from `module`, the one defined in `target` (maybe re-exported)?"""
         if module is None or depth > 3:
             return False
@@ -388,10 +388,10 @@ class ProgramIndex:
             return True
         exports = self.modules.get(module)
         return exports is not None and any(
-            imported == name and self._exports_from(self.module_file(module, ref.module, ref.level), name, target, depth + 1)
+            imported == name and self.exports_from(self.module_file(module, ref.module, ref.level), name, target, depth + 1)
             for ref in exports.imports for imported, _ in ref.names)
 
-    def _module_of(self, importer: str, dotted: str) -> Optional[str]:
+    def module_of(self, importer: str, dotted: str) -> Optional[str]:
         """The project module a dotted local name stands for (`import a.b as m` → m; `from a import b` → b)."""
         head, _, rest = dotted.partition(".")
         for ref in self.modules[importer].imports:

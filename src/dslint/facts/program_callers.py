@@ -20,10 +20,10 @@ def callers_with_grad(program: "ProgramIndex", path: str, name: str) -> Optional
         if other == target:
             continue
         bound = {local for ref in exports.imports for imported, local in ref.names
-                 if imported == name and program._exports_from(program.module_file(other, ref.module, ref.level), name, target)}
+                 if imported == name and program.exports_from(program.module_file(other, ref.module, ref.level), name, target)}
         through_module = {local for local in exports.called
                           if local.rpartition(".")[2] == name and local.rpartition(".")[0]
-                          and program._module_of(other, local.rpartition(".")[0]) == target}
+                          and program.module_of(other, local.rpartition(".")[0]) == target}
         if not bound and not through_module:
             continue
         called = (bound | through_module) & set(exports.called)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Optional
 from ..sources.names import dotted
 from .bindings import semantic_model
 from .loaded_values import saved_namespace
-from .loads import _DATASETS, _may_be_state, _plain_state_dict
+from .loads import DATASETS, may_be_state, plain_state_dict
 from .program import norm_path
 from .rank_files import names_a_rank
 from .script import CallSite, ScriptFacts
@@ -110,7 +110,7 @@ def saved_file_names(facts: ScriptFacts) -> tuple:
         # (a bare name left, a parameter or one bound in several places, may be anything: counted as state)
         if saved_namespace(model, value):
             cpu.add(name)
-        elif isinstance(saved, ast.Name) or (_may_be_state(saved) and not _plain_state_dict(facts, value, site.ctx)):
+        elif isinstance(saved, ast.Name) or (may_be_state(saved) and not plain_state_dict(facts, value, site.ctx)):
             state.add(name)
         else:
             cpu.add(name)
@@ -204,7 +204,7 @@ def _is_callee(model, node: ast.AST) -> bool:
 def cleared_elsewhere(project: "Project", path: str, hints: tuple) -> Optional[str]:
     """Why another module shows the load of `path` reads CPU tensors or the rank's own file, or None."""
     for hint in hints or ():
-        if hint[0] == "dataset" and _derives_from(project, norm_path(path), hint[1], _DATASETS):
+        if hint[0] == "dataset" and _derives_from(project, norm_path(path), hint[1], DATASETS):
             return "a Dataset reads its samples on the CPU"
         if hint[0] == "file" and _saved_as_data(project, hint[1]):
             return f"another project module saves {hint[1]} from the CPU"

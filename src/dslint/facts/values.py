@@ -908,7 +908,7 @@ def argparse_defaults(model: SemanticModel) -> dict[str, Optional[ast.expr]]:
     return out
 
 
-def _is_namespace(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
+def is_namespace(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
     """Is `expr` the namespace `parser.parse_args()` returns (also `parse_known_args()[0]`,
     `args, _ = parser.parse_known_args()`, or a same-module function returning one of these)?"""
     if depth > 3:
@@ -932,14 +932,14 @@ def _is_namespace(model: SemanticModel, expr: ast.AST, depth: int = 0) -> bool:
     if function is None:
         return False
     returns = [r.value for r in _returns(function)]
-    return bool(returns) and all(r is not None and _is_namespace(model, r, depth + 1) for r in returns)
+    return bool(returns) and all(r is not None and is_namespace(model, r, depth + 1) for r in returns)
 
 
 def _namespace_parameter(model: SemanticModel, binding: Binding, depth: int) -> bool:
     """`def main(args)` of this module, called here (`main(parse_args())`), every call passing a
     namespace at that position."""
     passed = _passed_to(model, binding)
-    return bool(passed) and all(arg is not None and _is_namespace(model, arg, depth + 1) for arg in passed)
+    return bool(passed) and all(arg is not None and is_namespace(model, arg, depth + 1) for arg in passed)
 
 
 def _parser_call(model: SemanticModel, call: ast.Call, method: str) -> bool:
@@ -957,7 +957,7 @@ def argparse_source(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, 
     dest = expr.attr
     if dest not in parsed.specs and dest not in parsed.set_defaults:
         return None
-    if _overridden(model, expr) or not _is_namespace(model, expr.value):
+    if _overridden(model, expr) or not is_namespace(model, expr.value):
         return None
     if dest in parsed.set_defaults:
         return dest, parsed.set_defaults[dest]
@@ -1316,7 +1316,7 @@ def _rank_attribute(model: SemanticModel, expr: ast.Attribute, depth: int) -> Op
         if attr == "local_rank":
             if _made_by(model, expr.value, _HF_TRAINING_ARGUMENTS):
                 return "local"
-            if _is_namespace(model, expr.value):
+            if is_namespace(model, expr.value):
                 return _cli_local_rank(model, expr, depth)
     return None
 
@@ -1466,7 +1466,7 @@ def _possible_keys(model: SemanticModel, expr: ast.AST):
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and source.func.attr == "items":
             source = source.func.value
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "vars" \
-                and source.args and _is_namespace(model, source.args[0]):
+                and source.args and is_namespace(model, source.args[0]):
             return set(argparse_defaults(model))
     return _ANY
 

@@ -83,13 +83,14 @@ def _calls_passing_objects(facts) -> tuple:
         return ()
     from .bindings import semantic_model
 
-    from .helper_setups import _project_call
+    from .program_effects import project_call
 
     model = semantic_model(facts)
     out = []
     for site in facts.calls:
         func = site.node.func
-        if not (site.node.args or site.node.keywords) or not _project_call(facts, site.node):
+        if not (site.node.args or site.node.keywords) or not project_call(facts, site) or site.has_star_kwargs \
+                or any(isinstance(a, ast.Starred) for a in site.node.args):
             continue
         given = [(p, None, a) for p, a in enumerate(site.node.args) if not isinstance(a, ast.Starred)]
         given += [(None, k.arg, k.value) for k in site.node.keywords if k.arg is not None]

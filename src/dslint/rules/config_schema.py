@@ -20,7 +20,7 @@ from ..dsconfig_schema.problems import (
     UNKNOWN_KEY,
     ConfigProblem,
 )
-from ..facts.link import link_setups
+from ..facts.link import link_setups, named_by_accelerate_yaml
 from ..facts.program import norm_path
 from ..fixes import make_fix
 from ..model import Applicability, Severity, Span
@@ -200,55 +200,9 @@ ACCELERATE_OVERWRITES = frozenset({("steps_per_print",)})
 def _decide_overwritten(finding, project, params):
     """Drop a bad value that accelerate overwrites when accelerate is the only reader the linked setups show."""
     readers = {s.config.consumer for s in link_setups(project) if s.config.path and norm_path(s.config.path) == norm_path(finding.path)}
-    if not readers and _named_by_accelerate_yaml(project, finding.path):
+    if not readers and named_by_accelerate_yaml(project, finding.path):
         readers = {"accelerate"}  # (an accelerate config of the project that no launch line names yet)
     return None if readers == {"accelerate"} else finding
-
-
-def _folders_up(folder: str, root: str) -> list:
-    """`folder` and each folder above it up to `root`: where `accelerate launch` may run."""
-    import os
-
-    out = [folder]
-    while folder != root and folder.startswith(root + os.sep):
-        folder = os.path.dirname(folder)
-        out.append(folder)
-    return out
-
-
-_CONFIG_FILE_KEY = re.compile(r"^\s*deepspeed_config_file:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
-
-
-def _named_by_accelerate_yaml(project, path: str) -> bool:
-    """Does an accelerate YAML in the config's folder or a folder above it (up to the project root) name
-    it as its `deepspeed_config_file` (relative to the project root, as `accelerate launch` runs there,
-    or to the YAML's folder)?"""
-    import os
-
-    from ..sources.files import read_regular
-
-    root = os.path.realpath(str(project.root))
-    target = os.path.realpath(path)  # (display paths are relative to the working directory)
-    folder = os.path.dirname(target)
-    while folder.startswith(root):
-        try:
-            names = sorted(n for n in os.listdir(folder) if n.endswith((".yaml", ".yml")))[:50]
-        except OSError:
-            names = []
-        for name in names:
-            yaml_path = os.path.join(folder, name)
-            try:
-                text = read_regular(yaml_path, 1 << 20).decode("utf-8", "replace")
-            except (OSError, ValueError):
-                continue
-            for written in _CONFIG_FILE_KEY.findall(text):
-                if any(os.path.realpath(os.path.join(base, written)) == target for base in _folders_up(folder, root)):
-                    project.note_input(yaml_path)
-                    return True
-        if folder == root:
-            break
-        folder = os.path.dirname(folder)
-    return False
 
 
 # hjson reads an unquoted placeholder up to the end of its line, so a trailing comma comes along.

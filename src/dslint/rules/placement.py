@@ -7,7 +7,8 @@ from dataclasses import replace
 from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
-from ..facts.conditions import exclusive, in_one_gpu_actor, mentions_rank, only_rank_zero, under_main_guard
+from ..facts.conditions import (compares_a_count_to_one, exclusive, in_one_gpu_actor, mentions_rank, only_rank_zero,
+                                under_main_guard)
 from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
@@ -61,20 +62,9 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
         text = ast.unparse(guard.test).lower()
         if mentions_rank(ctx.facts, guard.test) or any(w in text for w in ("world", "distributed", "ddp", "n_gpu", "num_gpus", "single")):
             return True
-        if _compares_a_size_to_one(guard.test):
+        if compares_a_count_to_one(guard.test):
             return True
     return False
-
-
-def _compares_a_size_to_one(test: ast.AST) -> bool:
-    """`if ext_dist.my_size > 1:` (a module global of another module that holds the world size): a
-    count of something compared with 1 or 2 picks the one-process path from the multi-process one."""
-    return any(isinstance(node, ast.Compare) and len(node.ops) == 1
-               and any(isinstance(side, ast.Constant) and side.value in (1, 2) and type(side.value) is int
-                       for side in (node.left, node.comparators[0]))
-               and any("size" in ast.unparse(side).lower() or "count" in ast.unparse(side).lower()
-                       for side in (node.left, node.comparators[0]) if not isinstance(side, ast.Constant))
-               for node in ast.walk(test))
 
 
 @python_rule("DSL101", "hard-coded-device", severity=Severity.ERROR)
