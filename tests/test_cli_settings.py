@@ -250,6 +250,14 @@ def test_explain_and_rule_take_a_code_or_a_name(tmp_path):
     assert_one_clean_error(dslint_run(tmp_path, "rule", "hard-coded-devise"), "hard-coded-device")
 
 
+def test_rule_all_prints_every_rule_doc_as_ruff_rule_all(tmp_path):
+    listed = dslint_run(tmp_path, "rules").stdout.splitlines()
+    proc = dslint_run(tmp_path, "rule", "--all")
+    headings = [line.split(":")[0][2:] for line in proc.stdout.splitlines() if line.startswith("# DSL")]
+    assert proc.returncode == 0 and headings == [line.split()[0] for line in listed]
+    assert_one_clean_error(dslint_run(tmp_path, "rule"), "--all")
+
+
 def test_probe_help_lists_its_options_and_takes_o(tmp_path):
     proc = dslint_run(tmp_path, "probe", "--help")
     assert proc.returncode == 0 and "--seconds" in proc.stdout and "--observation" in proc.stdout

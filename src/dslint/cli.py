@@ -302,7 +302,8 @@ def rules_command(output_format: str = typer.Option("full", "--output-format", "
 
 
 @app.command("explain")
-def explain_command(code: str = typer.Argument(..., help="A rule code or name, e.g. DSL101 or device-not-set")) -> None:
+def explain_command(code: Optional[str] = typer.Argument(None, help="A rule code or name, e.g. DSL101 or device-not-set"),
+                    every: bool = typer.Option(False, "--all", help="Print every rule's documentation")) -> None:
     """Print a rule's documentation (by code or by name)."""
     import difflib
 
@@ -310,6 +311,13 @@ def explain_command(code: str = typer.Argument(..., help="A rule code or name, e
     from .rules.registry import all_rules
 
     rules = all_rules()
+    if every or code is None:
+        if not every:
+            raise UsageError("give a rule code or name (e.g. DSL101), or --all; `dslint rules` lists them")
+        for number, rule_code in enumerate(sorted(rules)):
+            doc = rule_doc(rule_code) or f"# {rule_code} {rules[rule_code].name}\n\n(no documentation file for this rule)\n"
+            typer.echo(("\n" if number else "") + doc.rstrip("\n"))
+        return
     by_name = {rule.name: rule.code for rule in rules.values()}
     if code.lower() in by_name:
         code = by_name[code.lower()]
