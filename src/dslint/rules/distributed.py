@@ -18,7 +18,7 @@ from ..facts.link import single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method
 from ..sources.names import is_library
 from ..facts.objects import arguments_for
-from ..facts.values import constructor_fields, imported_constructor_fields
+from ..facts.values import UNKNOWN, constructor_fields, imported_constructor_fields, traced_constant
 from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,
                              norm_path)
 from ..facts.script import CallSite, Context, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
@@ -406,6 +406,15 @@ def _sampler_name_unbound(ctx: PythonContext) -> bool:
     return ctx.facts.imports.resolve(ast.Name("DistributedSampler")) != DISTRIBUTED_SAMPLER
 
 
+def _may_shuffle(facts, shuffle: Optional[ast.expr]) -> bool:
+    """Does the sampler shuffle, as far as the bindings show? The default (True), or a value traced
+    to a true constant; `shuffle=is_train` or a parameter may be False for the loop's loader."""
+    if shuffle is None:
+        return True
+    value = traced_constant(semantic_model(facts), shuffle).value
+    return value is not UNKNOWN and bool(value)
+
+
 @python_rule("DSL302", "distributed-sampler-without-set-epoch", severity=Severity.WARNING, fix=Applicability.SAFE)
 def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
     """DistributedSampler shuffles with seed + epoch: without set_epoch every epoch sees the same order."""
@@ -413,7 +422,7 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
     if facts.method_calls("set_epoch") or ctx.dist.framework_shards_data:
         return
     for site in facts.calls_to(DISTRIBUTED_SAMPLER):
-        if literal(site.keyword("shuffle")) is False:
+        if not _may_shuffle(facts, site.argument(3, "shuffle")):
             continue
         sampler, optional = bound_name(facts, site.node, site.ctx)  # (`... if distributed else None`)
         factories: list = []
