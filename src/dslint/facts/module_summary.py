@@ -539,10 +539,11 @@ def _field_default(node: ast.AST):
     return _literal_or_marker(node)
 
 
-def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") -> tuple[tuple, list]:
+def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") -> tuple[tuple, list, dict]:
     """(the local names of every call of an imported name, the ProjectCalls among them that pass
-    a DataLoader: what another module's summary can tell more about)."""
+    a DataLoader: what another module's summary can tell more about, ModuleExports.call_shapes)."""
     called: set = set()
+    shapes: dict = {}
     out = []
     loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
     returned = _returned_names(facts, imported)
@@ -553,6 +554,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
             continue
         local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
         called.add(local)
+        shapes.setdefault(local, []).append(call_shape(site.node))
         # (what a library's call is given is of no interest to another project module's summary)
         followed = (returned or summariser.builds_wrappers) and not _library_call(facts, head)
         if not loaders and not followed:
@@ -572,7 +574,15 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
         out.append(ProjectCall(local, node.lineno, node.col_offset + 1, node.end_lineno, node.end_col_offset + 1,
                                tuple(arguments), tuple(k.arg for k in node.keywords if k.arg), star,
                                getattr(site.ctx.function, "name", None)))
-    return tuple(sorted(called)), out
+    return tuple(sorted(called)), out, {local: tuple(found) for local, found in shapes.items()}
+
+
+def call_shape(call: ast.Call) -> tuple[int, tuple, bool]:
+    """(the positional arguments before any `*args`, the keywords given, whether `*args` or
+    `**kwargs` is given: then any parameter may be bound)."""
+    given = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), len(call.args))
+    star = given < len(call.args) or any(k.arg is None for k in call.keywords)
+    return given, tuple(k.arg for k in call.keywords if k.arg is not None), star
 
 
 
@@ -733,6 +743,9 @@ class ModuleExports:
     function_tables: dict = field(default_factory=dict)
     # `Cls().method` for each method called on an instance of a project class (`t = Trainer(cfg); t.setup()`)
     instance_calls: tuple = ()
+    # local name called -> ((positional arguments given, keywords given, *args/**kwargs given), ...) per
+    # call: which parameters the callers leave at their defaults (program_callers.calls_leaving_default)
+    call_shapes: dict = field(default_factory=dict)
     # NAME -> parts of a module-level keyword dict (`STRATEGY_KW = dict(stage=3, ...)`) bound once and never
     # changed: another module's `DeepSpeedStrategy(**STRATEGY_KW)` reads it (keyword_splats.keyword_dicts)
     keyword_dicts: dict = field(default_factory=dict)
@@ -750,7 +763,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
             exports.classes[stmt.name] = summariser.klass(stmt)
     imported = {ref.local for ref in exports.imports if ref.local} | {
         local for ref in exports.imports for _, local in ref.names}
-    exports.called, exports.calls = project_calls(facts, imported, summariser)
+    exports.called, exports.calls, exports.call_shapes = project_calls(facts, imported, summariser)
     exports.called_at = _called_at(facts, imported, set(exports.called))
     if exports.called:
         exports.instance_calls = instance_calls(facts, summariser.model)

@@ -17,6 +17,7 @@ from typing import Any, Optional
 from ..model import Span
 from ..sources.names import dotted
 from .bindings import SemanticModel, semantic_model
+from .module_summary import call_shape
 from .script import ScriptFacts
 from .summary import summary_extractor
 from .values import UNKNOWN, class_field_default, imported_name, instance_field, traced_constant
@@ -67,6 +68,40 @@ class PortSource:
     klass: Optional[str] = None
     field: Optional[str] = None
     spawned: tuple = ()
+    # (function, parameter, its position or None, the calls of the function in its own module): `value`
+    # is that parameter's default, which holds when no caller in the project passes the parameter
+    defaulted: tuple = ()
+
+
+def _defaulted_parameter(model: SemanticModel, name: ast.AST) -> Optional[dict]:
+    """`port` of `def init_distributed(port=40112): ... MASTER_PORT = str(port)` in a module-level
+    function: its default and how many calls of this module leave it unset; None when a call here
+    passes it, or the function is used otherwise than called (then any value may reach it)."""
+    binding = model.binding_of(name) if isinstance(name, ast.Name) else None
+    if binding is None or binding.kind != "parameter" or binding.default is None:
+        return None
+    function, home = binding.scope.node, binding.scope.parent
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or home is None or home.kind != "module" \
+            or function.decorator_list:
+        return None
+    defs = home.bindings.get(function.name, [])
+    if len(defs) != 1 or defs[0].node is not function:
+        return None
+    traced = traced_constant(model, binding.default)
+    if traced.value is UNKNOWN or traced.options or isinstance(traced.value, bool) \
+            or not isinstance(traced.value, (str, int)):
+        return None
+    calls = {id(s.node.func): s.node for s in model.facts.calls}
+    local = 0
+    for use in model.uses_of(defs[0]):
+        call = calls.get(id(use))
+        if call is None:
+            return None
+        given, keywords, star = call_shape(call)
+        if star or binding.name in keywords or (binding.position is not None and given > binding.position):
+            return None
+        local += 1
+    return {"value": traced.value, "defaulted": (function.name, binding.name, binding.position, local)}
 
 
 def _origin(model: SemanticModel, expr: Optional[ast.AST], depth: int = 0) -> Optional[dict]:
@@ -90,7 +125,7 @@ def _origin(model: SemanticModel, expr: Optional[ast.AST], depth: int = 0) -> Op
     receiver = value.value if isinstance(value, ast.Attribute) else value
     passed = spawned_argument(model, receiver)
     if passed is None:
-        return None
+        return _defaulted_parameter(model, value) if depth == 0 else None
     argument, worker = passed
     if receiver is not value:  # `cfg.dist_url` of a parameter `cfg`: that field of what the spawn passes
         if any(ast.dump(s.value) == ast.dump(receiver) for s in model.attribute_stores(value.attr)):
@@ -151,10 +186,16 @@ def port_of(program: Any, path: str, source: PortSource) -> Optional[int]:
     """The port `source` proves, reading another module's constant or class default through the program
     layer; None when unknown, or when another module may call a worker it went through."""
     from .program import norm_path
+    from .program_callers import calls_leaving_default
 
     path = norm_path(path)
     if any(program.referenced_elsewhere(path, worker) for worker in source.spawned):
         return None
+    if source.defaulted:
+        function, parameter, position, local = source.defaulted
+        elsewhere = calls_leaving_default(program, path, function, position, parameter)
+        if elsewhere is None or local + elsewhere == 0:
+            return None  # a caller may pass another port, or nothing shows the function runs
     value = source.value
     if source.constant is not None:
         found = program.exported_constant(path, source.constant, "value_constants")
