@@ -162,8 +162,8 @@ def _import_checkers(kinds: set, edits=False) -> None:
     """
     if edits and "python" in kinds:
         try:
-            import libcst.codemod.visitors  # noqa: F401  (once here, not in every worker that builds edits)
-            import libcst.metadata  # noqa: F401
+            import libcst.metadata  # noqa: F401  (once here, not in every worker that builds edits;
+            # libcst.codemod, with libcst.matchers, only in a worker whose fix removes an import)
         except ImportError:
             pass
     if "launch" in kinds:

@@ -12,7 +12,7 @@ from typing import Iterator, Optional
 from ..facts.link import TrainingSetup, link_setups
 from ..facts.weight_saves import setup_weight_saves  # (registers the "weight_saves" summary extractors)
 from ..facts.values import UNKNOWN
-from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
+from ..fixes import append_keyword, codemod_fixer, make_fix, node_at, with_import
 from ..model import Applicability, Severity
 from .context import SetupContext
 from .config_schema import effective
@@ -195,8 +195,6 @@ def offload_with_client_optimizer(ctx: SetupContext) -> Iterator[Report]:
 @codemod_fixer("to-deepspeed-cpu-adam")
 def _to_deepspeed_cpu_adam(module, positions, params):
     import libcst as cst
-    from libcst.codemod import CodemodContext
-    from libcst.codemod.visitors import AddImportsVisitor
 
     call = node_at(positions, cst.Call, params["row"], params["column"])
     if call is None:
@@ -220,9 +218,7 @@ def _to_deepspeed_cpu_adam(module, positions, params):
     for name, value in extra:
         new_call = append_keyword(new_call, name, cst.parse_expression(value))
     new_module = module.deep_replace(call, new_call)
-    context = CodemodContext()
-    AddImportsVisitor.add_needed_import(context, "deepspeed.ops.adam", "DeepSpeedCPUAdam")
-    return AddImportsVisitor(context).transform_module(new_module)
+    return with_import(new_module, "deepspeed.ops.adam", "DeepSpeedCPUAdam")
 
 
 # -- ZeRO-3 saves, HF scheduler, json.load readers, Lightning accumulation --------------------------

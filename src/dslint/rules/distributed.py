@@ -22,7 +22,7 @@ from ..facts.values import UNKNOWN, constructor_fields, imported_constructor_fie
 from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,
                              norm_path)
 from ..facts.script import CallSite, Context, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
-from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at
+from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at, with_import
 from ..model import Applicability, Severity
 from ..sources.names import dotted, root_name
 from .context import PythonContext, SetupContext
@@ -366,8 +366,6 @@ def _decide_loader_factory(finding, project, params):
 @codemod_fixer("add-distributed-sampler")
 def _add_distributed_sampler(module, positions, params):
     import libcst as cst
-    from libcst.codemod import CodemodContext
-    from libcst.codemod.visitors import AddImportsVisitor
 
     call = node_at(positions, cst.Call, params["row"], params["column"])
     if call is None or any(a.keyword is not None and a.keyword.value in ("sampler", "batch_sampler") for a in call.args):
@@ -394,10 +392,8 @@ def _add_distributed_sampler(module, positions, params):
         if loop is None or not isinstance(loop.body, cst.IndentedBlock):
             return None
     new_module = module.visit(_SamplerAndEpoch(call, new_call, loop, params, module.config_for_parsing))
-    context = CodemodContext()
     if params.get("add_import", True):
-        AddImportsVisitor.add_needed_import(context, "torch.utils.data.distributed", "DistributedSampler")
-        new_module = AddImportsVisitor(context).transform_module(new_module)
+        new_module = with_import(new_module, "torch.utils.data.distributed", "DistributedSampler")
     return new_module
 
 

@@ -16,7 +16,7 @@ from typing import Iterator, Optional
 from ..facts.bindings import semantic_model
 from ..facts.keyword_splats import CallKeywords, call_keywords, module_constant, resolved
 from ..facts.link import TrainingSetup, link_setups, node_cores
-from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
+from ..fixes import append_keyword, codemod_fixer, make_fix, node_at, with_import
 from ..model import Applicability
 from ..facts.program import norm_path
 from ..facts.values import UNKNOWN, constant, option_on_command_line
@@ -306,8 +306,6 @@ def _add_keyword(module, positions, params):
 @codemod_fixer("explicit-deepspeed-strategy")
 def _explicit_deepspeed_strategy(module, positions, params):
     import libcst as cst
-    from libcst.codemod import CodemodContext
-    from libcst.codemod.visitors import AddImportsVisitor
 
     string = node_at(positions, cst.SimpleString, params["row"], params["column"])
     if string is None:
@@ -318,9 +316,7 @@ def _explicit_deepspeed_strategy(module, positions, params):
     parts.append("pin_memory=True")
     new = cst.parse_expression(f"DeepSpeedStrategy({', '.join(parts)})")
     new_module = module.deep_replace(string, new)
-    context = CodemodContext()
-    AddImportsVisitor.add_needed_import(context, params["module"], "DeepSpeedStrategy")
-    return AddImportsVisitor(context).transform_module(new_module)
+    return with_import(new_module, params["module"], "DeepSpeedStrategy")
 
 
 # -- DataLoader workers per node ---------------------------------------------------------------------
