@@ -130,7 +130,9 @@ class _RankTests:
         if not fname:
             return False
         position = binding.position
-        calls = [site for site in self.facts.method_calls(fname)]
+        # (a module-level function's own calls: `train(...)`, not `model.train()`; a method's through any receiver)
+        in_class = binding.scope.parent is not None and binding.scope.parent.kind == "class"
+        calls = [site for site in self.facts.method_calls(fname) if in_class or isinstance(site.node.func, ast.Name)]
         if not calls:
             return False
         for site in calls:

@@ -158,7 +158,7 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
     if _unit_test_helper(facts, function) or _forward_of_a_class(facts, function):
         return None
     calls = model.calls_in(function)
-    if _wants_grad(model, function, calls):
+    if _wants_grad(model, function, calls) or _output_trained_on(model, facts, function):
         return None
     if any(_method_of(model, c, ("train",), key) for c in calls) and not _train_only_at_the_end(model, function, key):
         return None
@@ -215,6 +215,48 @@ def _wants_grad(model: SemanticModel, function: ast.AST, calls: list[ast.Call]) 
     decorators = [callee_name(model, d) for d in function.decorator_list]
     return (any(_attr(c) in _WANTS_GRAD for c in calls)
             or any(n.endswith(("enable_grad", "set_grad_enabled")) for n in decorators))
+
+
+def _output_trained_on(model: SemanticModel, facts: ScriptFacts, function: ast.AST) -> bool:
+    """Does a caller in this module (`self.f(...)` in a method of the class, `f(...)` of a module-level
+    function) run it with autograd on and hand its result to a method or function that trains
+    (`new = self.forward_pass(b); self.update(new)`)? PPO's `model.eval()` only turns dropout off:
+    the graph of that forward is what the update trains."""
+    in_class = model.class_of(function) is not None
+    for site in facts.method_calls(function.name):
+        if (site.receiver not in ("self", "cls") if in_class else not isinstance(site.node.func, ast.Name)):
+            continue
+        caller = site.ctx.function
+        results = _result_names(site)
+        if caller is None or caller is function or not results or autograd_off(facts, site.node):
+            continue
+        for call in model.calls_in(caller):
+            if not any(isinstance(a, ast.Name) and a.id in results for a in [*call.args, *(k.value for k in call.keywords)]):
+                continue
+            callee = _local_function(model, facts, caller, call.func)
+            if callee is not None and callee is not function and _wants_grad(model, callee, model.calls_in(callee)):
+                return True
+    return False
+
+
+def _result_names(site: CallSite) -> set:
+    """The names a call's value is bound to: `out = f()`, `a, b, _ = f()`."""
+    parent = site.ctx.parent
+    if not isinstance(parent, ast.Assign) or parent.value is not site.node or len(parent.targets) != 1:
+        return set()
+    target = parent.targets[0]
+    elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+    return {e.id for e in elements if isinstance(e, ast.Name) and e.id != "_"}
+
+
+def _local_function(model: SemanticModel, facts: ScriptFacts, caller: ast.AST, func: ast.expr):
+    """The def of `self.m` (a method of the caller's class) or `g` (a module-level function) called here."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        klass = model.class_of(caller)
+        return facts.functions.get(f"{klass.name}.{func.attr}") if klass is not None else None
+    if isinstance(func, ast.Name):
+        return facts.functions.get(func.id)
+    return None
 
 
 def _train_only_at_the_end(model: SemanticModel, function: ast.AST, key) -> bool:

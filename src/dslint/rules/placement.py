@@ -58,12 +58,34 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
         return True
     if picked_by_rank(semantic_model(ctx.facts), node):
         return True  # `{0: "cuda:0", 1: "cuda:1"}[rank]`: each rank its own entry
-    for guard, _ in where.guards:
+    for guard, branch in where.guards:
         text = ast.unparse(guard.test).lower()
         if mentions_rank(ctx.facts, guard.test) or any(w in text for w in ("world", "distributed", "ddp", "n_gpu", "num_gpus", "single")):
             return True
         if compares_a_count_to_one(guard.test):
             return True
+        if any(w in text for w in _PARALLEL_WORDS) and _other_arm_places_by_rank(ctx.facts, guard, branch):
+            return True  # `if cfg.enable_fsdp: x.to(local_rank) else: x.to("cuda:0")`: the one-process arm
+    return False
+
+
+_PLACEMENTS = ("to", "cuda", "device", "set_device")
+# A switch named for a parallel mode (`enable_fsdp`, `sharded`, `use_parallel`, `multi_gpu`, `args.dist`):
+# with its other arm on the rank's GPU, it is the multi-process switch (a switch named otherwise,
+# `use_amp`, may leave every rank on cuda:0: that is the bug).
+_PARALLEL_WORDS = ("fsdp", "shard", "parallel", "multi", "dist")
+
+
+def _other_arm_places_by_rank(facts, guard: ast.If, branch: bool) -> bool:
+    """Does the other arm of `guard` place something on a rank's GPU? Then the test chooses the
+    multi-process mode, and this arm is the one-process one."""
+    other = guard.orelse if branch else guard.body
+    for statement in other:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and \
+                    (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in _PLACEMENTS and \
+                    any(mentions_rank(facts, a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                return True
     return False
 
 
