@@ -17,7 +17,9 @@ worlds); 2: 53 (framework front ends, configs as dicts, shell functions, class h
 4: 34 (configs merged or loaded at runtime, CLI frameworks, pipeline parallelism, heterogeneous
 Slurm jobs); 5: 50 (the stage after the facts of round 4); 6: 60 (values through returned dicts and
 dataclass instances, helpers that receive the engine or model, YAML and Hydra-node configs, CPU-only
-spawned workers), written last: its misses are the next session's work.
+spawned workers); 7: 28 (config dicts merged with `**`/`.update`, framework subclasses, registries,
+`functools.partial`, `os.environ.update`, OmegaConf containers), written last: 13/28 at first
+contact, its misses are the next session's work.
 """
 from __future__ import annotations
 

@@ -1,0 +1,6 @@
+import torch
+
+
+def setup_device(index):
+    torch.cuda.set_device(index)
+    return torch.device("cuda", index)

@@ -1,0 +1,1 @@
+from .spawn import run_distributed

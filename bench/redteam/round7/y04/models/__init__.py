@@ -1,0 +1,2 @@
+from .registry import build, register_model
+from . import mlp  # noqa: F401

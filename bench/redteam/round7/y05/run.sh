@@ -1,0 +1,1 @@
+deepspeed --hostfile hostfile --include node-a train.py

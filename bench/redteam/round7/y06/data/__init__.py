@@ -1,0 +1,1 @@
+from .loaders import make_loader

@@ -1,0 +1,8 @@
+import torch
+from torch.utils.data import TensorDataset
+
+from engine import Trainer
+from engine.callbacks import PrintCallback
+
+ds = TensorDataset(torch.randn(5000, 20), torch.randint(0, 5, (5000,)))
+Trainer(torch.nn.Linear(20, 5), ds, callbacks=[PrintCallback()]).fit(30)

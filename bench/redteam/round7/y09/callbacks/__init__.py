@@ -1,0 +1,1 @@
+from .validation import ValidationHook

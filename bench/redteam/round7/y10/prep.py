@@ -1,0 +1,5 @@
+import os
+
+
+def download(root):
+    os.makedirs(root, exist_ok=True)
