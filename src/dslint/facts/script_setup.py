@@ -1190,21 +1190,32 @@ class _Extractor:
         for node, _ in self.f.of_type(ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Subscript) and dotted(target.value) in ("os.environ", "environ"):
-                    key = _literal(target.slice)
-                    if isinstance(key, str):
-                        value = self.known(node.value)  # `str(PORT)`, an f-string of module constants
-                        literal = str(value) if isinstance(value, (str, int)) else None
-                        self.out.env_sets[key] = (literal, self.span(node))
-                        ctx = self.f.context_of(node)
-                        guarded = ctx is not None and any("environ" in ast.unparse(g.test) or "MASTER_PORT" in ast.unparse(g.test)
-                                                          for g, _ in ctx.guards)
-                        if key == "MASTER_PORT" and literal and literal.isdigit() and not guarded:
-                            self.out.ports.append(PortLiteral(self.span(node), int(literal),
-                                                              f"os.environ[\"MASTER_PORT\"] = {literal!r}"))
+                    self._env_set(_literal(target.slice), node.value, node)
+        # `os.environ.update(MASTER_PORT="29501")`, `os.environ.update({"MASTER_PORT": "29501"})`
+        for site in self.f.method_calls("update"):
+            if site.receiver not in ("os.environ", "environ"):
+                continue
+            pairs = [(k.arg, k.value) for k in site.node.keywords if k.arg is not None]
+            if len(site.node.args) == 1 and isinstance(site.node.args[0], ast.Dict):
+                pairs += [(_literal(k), v) for k, v in zip(site.node.args[0].keys, site.node.args[0].values) if k is not None]
+            for key, value in pairs:
+                self._env_set(key, value, site.node)
         for key, (value, span) in self.out.env_sets.items():
             if key == "PL_DEEPSPEED_CONFIG_PATH" and value:
                 self.out.config_refs.append(ConfigRef("literal", "lightning", "os.environ['PL_DEEPSPEED_CONFIG_PATH']",
                                                       span, path=value))
+
+    def _env_set(self, key, value_node: ast.expr, node: ast.AST) -> None:
+        if not isinstance(key, str):
+            return
+        value = self.known(value_node)  # `str(PORT)`, an f-string of module constants
+        literal = str(value) if isinstance(value, (str, int)) else None
+        self.out.env_sets[key] = (literal, self.span(node))
+        ctx = self.f.context_of(node)
+        guarded = ctx is not None and any("environ" in ast.unparse(g.test) or "MASTER_PORT" in ast.unparse(g.test)
+                                          for g, _ in ctx.guards)
+        if key == "MASTER_PORT" and literal and literal.isdigit() and not guarded:
+            self.out.ports.append(PortLiteral(self.span(node), int(literal), f"os.environ[\"MASTER_PORT\"] = {literal!r}"))
 
     def read_threads(self) -> None:
         self.out.sets_num_threads = bool(self.f.calls_to("torch.set_num_threads"))
