@@ -931,3 +931,24 @@ def in_one_gpu_actor(facts: ScriptFacts, ctx: Context) -> bool:
                     k.arg == "num_gpus" for k in dec.keywords):
                 return True
     return False
+
+
+_PLACEMENTS = ("to", "cuda", "device", "set_device")
+# A switch named for a parallel mode (`enable_fsdp`, `sharded`, `use_parallel`, `multi_gpu`, `args.dist`):
+# with its other arm on the rank's GPU, it is the multi-process switch (a switch named otherwise,
+# `use_amp`, may leave every rank on cuda:0: that is the bug).
+_PARALLEL_WORDS = ("fsdp", "shard", "parallel", "multi", "dist")
+
+
+def parallel_mode_switch(facts: ScriptFacts, guard: ast.If, branch: bool) -> bool:
+    """Is `guard` the multi-process switch, seen from its `branch` arm: a test named for a parallel
+    mode whose other arm places something on a rank's GPU (then this arm is the one-process one)?"""
+    text = ast.unparse(guard.test).lower()
+    if not any(word in text for word in _PARALLEL_WORDS):
+        return False
+    for statement in guard.orelse if branch else guard.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Call) and last_name(node.func) in _PLACEMENTS and \
+                    any(mentions_rank(facts, a) for a in [*node.args, *(k.value for k in node.keywords)]):
+                return True
+    return False

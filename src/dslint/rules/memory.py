@@ -17,6 +17,7 @@ from ..facts.cuda import DDP, FSDP
 from ..facts.program_callers import callers_with_grad
 from ..facts.objects import (callee_name, class_lineage, module_name_at, object_of, object_with_arguments, passed_on,
                              self_class)
+from ..facts.program_effects import local_callee
 from ..facts.script import CallSite, ScriptFacts, iterated_expression
 from ..facts.values import argparse_defaults, constant
 from ..fixes import codemod_fixer, make_fix, node_at
@@ -230,10 +231,12 @@ def _output_trained_on(model: SemanticModel, facts: ScriptFacts, function: ast.A
         results = _result_names(site)
         if caller is None or caller is function or not results or autograd_off(facts, site.node):
             continue
-        for call in model.calls_in(caller):
-            if not any(isinstance(a, ast.Name) and a.id in results for a in [*call.args, *(k.value for k in call.keywords)]):
+        for call in facts.calls:
+            node = call.node
+            if call.ctx.function is not caller or not any(
+                    isinstance(a, ast.Name) and a.id in results for a in [*node.args, *(k.value for k in node.keywords)]):
                 continue
-            callee = _local_function(model, facts, caller, call.func)
+            callee = local_callee(facts, call)
             if callee is not None and callee is not function and _wants_grad(model, callee, model.calls_in(callee)):
                 return True
     return False
@@ -247,16 +250,6 @@ def _result_names(site: CallSite) -> set:
     target = parent.targets[0]
     elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
     return {e.id for e in elements if isinstance(e, ast.Name) and e.id != "_"}
-
-
-def _local_function(model: SemanticModel, facts: ScriptFacts, caller: ast.AST, func: ast.expr):
-    """The def of `self.m` (a method of the caller's class) or `g` (a module-level function) called here."""
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        klass = model.class_of(caller)
-        return facts.functions.get(f"{klass.name}.{func.attr}") if klass is not None else None
-    if isinstance(func, ast.Name):
-        return facts.functions.get(func.id)
-    return None
 
 
 def _train_only_at_the_end(model: SemanticModel, function: ast.AST, key) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
-from ..facts.conditions import (compares_a_count_to_one, exclusive, in_one_gpu_actor, mentions_rank, only_rank_zero,
+from ..facts.conditions import (compares_a_count_to_one, parallel_mode_switch, exclusive, in_one_gpu_actor, mentions_rank, only_rank_zero,
                                 under_main_guard)
 from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
@@ -64,29 +64,11 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
             return True
         if compares_a_count_to_one(guard.test):
             return True
-        if any(w in text for w in _PARALLEL_WORDS) and _other_arm_places_by_rank(ctx.facts, guard, branch):
+        if parallel_mode_switch(ctx.facts, guard, branch):
             return True  # `if cfg.enable_fsdp: x.to(local_rank) else: x.to("cuda:0")`: the one-process arm
     return False
 
 
-_PLACEMENTS = ("to", "cuda", "device", "set_device")
-# A switch named for a parallel mode (`enable_fsdp`, `sharded`, `use_parallel`, `multi_gpu`, `args.dist`):
-# with its other arm on the rank's GPU, it is the multi-process switch (a switch named otherwise,
-# `use_amp`, may leave every rank on cuda:0: that is the bug).
-_PARALLEL_WORDS = ("fsdp", "shard", "parallel", "multi", "dist")
-
-
-def _other_arm_places_by_rank(facts, guard: ast.If, branch: bool) -> bool:
-    """Does the other arm of `guard` place something on a rank's GPU? Then the test chooses the
-    multi-process mode, and this arm is the one-process one."""
-    other = guard.orelse if branch else guard.body
-    for statement in other:
-        for node in ast.walk(statement):
-            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and \
-                    (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in _PLACEMENTS and \
-                    any(mentions_rank(facts, a) for a in [*node.args, *(k.value for k in node.keywords)]):
-                return True
-    return False
 
 
 @python_rule("DSL101", "hard-coded-device", severity=Severity.ERROR)
