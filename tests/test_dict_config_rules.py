@@ -248,3 +248,49 @@ def test_offload_with_a_client_optimizer_points_at_the_dict_block(tmp_path):
         .replace("model_parameters=net.parameters(),", "optimizer=torch.optim.AdamW(net.parameters(), lr=1e-4),")
     found = [f for f in _check(tmp_path, {"pretrain.py": text}) if f.code == "DSL614"]
     assert [(r[0], r[1].start.row) for f in found for r in f.related] == [("pretrain.py", 12)]
+
+
+# -- a builder returning module constants merged with `**` ------------------------------------------
+
+PRESETS = '''BASE = {
+    "train_micro_batch_size_per_gpu": 4,
+    "fp16": {"enabled": True},
+    "zero_optimization": {"stage": 2},
+}
+BF16 = {"bf16": {"enabled": True}}
+OFFLOAD = {"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}
+PRESETS = {"fp16": {}, "bf16": BF16}
+
+
+def merged():
+    return {**BASE, **OFFLOAD}
+
+
+def build(precision="fp16"):
+    return {**BASE, **PRESETS[precision]}
+'''
+
+
+def _preset_script(call: str) -> dict:
+    return {"presets.py": PRESETS, "train.py": "import deepspeed\nimport torch\nfrom presets import build, merged\n"
+            "model = torch.nn.Linear(2, 2)\n"
+            f"engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config={call})\n",
+            "run.sh": "deepspeed --num_gpus 8 train.py\n"}
+
+
+def test_a_builder_merging_module_constants_returns_their_keys_in_order(tmp_path):
+    found = {f.code for f in _check(tmp_path, _preset_script("merged()"))}
+    assert "DSL201" in found  # OFFLOAD's offload_optimizer (later keys win), 8 ranks, no core binding
+    assert "DSL606" not in found  # BASE alone enables only fp16
+
+
+def test_a_preset_chosen_by_the_callers_argument_is_merged(tmp_path):
+    found = _check(tmp_path, _preset_script('build("bf16")'))
+    assert [(f.code, f.path, f.span.start.row) for f in found if f.code == "DSL606"] == [("DSL606", "presets.py", 3)]
+
+
+def test_the_default_preset_and_an_unknown_choice_are_not_both_precisions(tmp_path):
+    assert "DSL606" not in {f.code for f in _check(tmp_path / "a", _preset_script("build()"))}
+    unknown = _preset_script("build(precision)").copy()
+    unknown["train.py"] = unknown["train.py"].replace("from presets", "import sys\nprecision = sys.argv[1]\nfrom presets")
+    assert "DSL606" not in {f.code for f in _check(tmp_path / "b", unknown)}

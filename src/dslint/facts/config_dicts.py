@@ -93,6 +93,31 @@ class DictTemplate:
     spans: tuple
     span: Span  # the whole dict
     defaults: tuple = ()
+    # `{**BASE, **PRESETS[precision]}` as the dict's last entry: (parameter, ((key, value, spans), ...)), the
+    # module-level dict of dicts it picks from by a parameter's value (`chosen` applies it once bound)
+    choice: Optional[tuple] = None
+
+
+def chosen(template: DictTemplate, value: dict, bound: dict) -> tuple[dict, dict]:
+    """(the template's substituted `value` with its parameter-chosen entries merged, its key spans): the
+    entries of the choice the bound value names; when the value is not known, every key a choice writes is
+    present with an unknown value."""
+    spans = dict(template.spans)
+    if template.choice is None:
+        return value, spans
+    param, options = template.choice
+    picked = bound.get(param)
+    out = dict(value)
+    for key, entries, entry_spans in options:
+        if picked == key:
+            out.update(entries)
+            spans.update(entry_spans)
+            return out, spans
+    if isinstance(picked, (str, int)) and not isinstance(picked, bool):
+        return value, spans  # (a key the table lacks: Python raises KeyError; nothing to read)
+    for _, entries, _ in options:
+        out.update({k: NotLiteral(f"chosen by {param}") for k in entries})
+    return out, spans
 
 
 def is_config_dict(node: ast.AST) -> bool:
@@ -258,10 +283,12 @@ def config_dict_names(facts) -> frozenset:
 
 
 def returned_template(returns: list, model, lines, literal: Callable[[ast.AST], Any], no_value: Any,
-                      dict_names: Optional[frozenset] = None) -> Optional[DictTemplate]:
+                      dict_names: Optional[frozenset] = None,
+                      constants: Optional["ModuleDicts"] = None) -> Optional[DictTemplate]:
     """The template a function returns: its one `return {...}` (or `return cfg` with `cfg = {...}` read
     nowhere else, so nothing changes it in between), with its parameters as Params. `dict_names`:
-    `config_dict_names` of the module, when the caller has it."""
+    `config_dict_names` of the module, when the caller has it; `constants`: the module's dict constants,
+    so `return {**BASE, **OFFLOAD}` merges them (`module_dicts`)."""
     if len(returns) != 1 or returns[0].value is None:
         return None
     expr = returns[0].value
@@ -273,7 +300,8 @@ def returned_template(returns: list, model, lines, literal: Callable[[ast.AST], 
         if binding is None or binding.kind != "assignment" or model.uses_of(binding) != [expr]:
             return None  # `cfg["x"] = ...`, `cfg.update(...)`, or bound in branches
         node = binding.value
-    if not is_config_dict(node):
+    if not (is_config_dict(node) or constants is not None and _merges_config(node, constants.dicts)
+            or constants is not None and _chooses_config(node, constants.dicts)):
         return None
     function = model.parent_of(returns[0])
     while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -290,7 +318,15 @@ def returned_template(returns: list, model, lines, literal: Callable[[ast.AST], 
                 return Param(value.id)
         return literal_leaf(value, known, params, no_value, model)
 
-    found = template_of(node, lines, leaf)
+    choice = None
+    if constants is not None and node.keys and node.keys[-1] is None:
+        choice = _parameter_choice(node.values[-1], params, constants, lines, leaf)
+        if choice is not None:
+            node = ast.Dict(keys=node.keys[:-1], values=node.values[:-1], lineno=node.lineno, col_offset=node.col_offset,
+                            end_lineno=node.end_lineno, end_col_offset=node.end_col_offset)
+    found = template_of(node, lines, leaf, merged=constants.merged if constants is not None else None)
+    if found is not None and choice is not None:
+        found = DictTemplate(found.value, found.spans, found.span, choice=choice)
     if found is None or arguments is None:
         return found
     positional = arguments.posonlyargs + arguments.args
@@ -302,7 +338,30 @@ def returned_template(returns: list, model, lines, literal: Callable[[ast.AST], 
             value = literal_leaf(default, known, frozenset(), no_value, model)
             if not isinstance(value, NotLiteral) or isinstance(value, (ImportedName, Computed)):
                 defaults.append((arg.arg, value))
-    return DictTemplate(found.value, found.spans, found.span, tuple(defaults)) if defaults else found
+    return DictTemplate(found.value, found.spans, found.span, tuple(defaults), found.choice) if defaults else found
+
+
+def _parameter_choice(expr: ast.AST, params: frozenset, constants: "ModuleDicts", lines,
+                      leaf: Callable[[ast.AST], Any]) -> Optional[tuple]:
+    """`PRESETS[precision]`: a module-level dict bound once, never changed, whose keys are literals and whose
+    values are dict literals or such module dicts, indexed by a parameter: (parameter, ((key, template value,
+    spans), ...)); None for anything else."""
+    if not (isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Name)
+            and expr.slice.id in params):
+        return None
+    table = constants.merged(expr.value)
+    if table is None or not table.keys:
+        return None
+    options = []
+    for key, value in zip(table.keys, table.values):
+        if not (isinstance(key, ast.Constant) and isinstance(key.value, (str, int))):
+            return None
+        entries = value if isinstance(value, ast.Dict) else constants.merged(value)
+        found = template_of(entries, lines, leaf, merged=constants.merged) if entries is not None else None
+        if found is None:
+            return None
+        options.append((key.value, found.value, found.spans))
+    return expr.slice.id, tuple(options)
 
 
 _SCALARS = (bool, int, float, str)
@@ -372,26 +431,41 @@ def with_overwritten(value: dict, paths: list) -> dict:
     return out
 
 
-def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: Any) -> dict:
+class ModuleDicts:
+    """The module-level `NAME = {...}` dicts of a module (`dicts`), and `merged(expr)`: the dict literal the
+    name `expr` stands for (`**NAME`, `NAME[key]`, an entry of another such dict) when NAME is bound once and
+    nothing but `expr` may change it (else None)."""
+
+    def __init__(self, facts, model):
+        self.model = model
+        self.dicts = {stmt.targets[0].id: stmt.value for stmt in facts.tree.body if isinstance(stmt, ast.Assign)
+                      and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                      and isinstance(stmt.value, ast.Dict)}
+        self.tree = facts.tree
+
+    def merged(self, expr: ast.AST) -> Optional[ast.Dict]:
+        if not isinstance(expr, ast.Name) or expr.id not in self.dicts:
+            return None
+        model = self.model
+        bound = model.own_scope(self.tree).bindings.get(expr.id, [])
+        return bound[0].value if len(bound) == 1 and bound[0].value is self.dicts[expr.id] \
+            and overwritten(model, bound[0], expr) == [] else None
+
+
+def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: Any,
+                     constants: Optional[ModuleDicts] = None) -> dict:
     """name -> DictTemplate of each module-level `NAME = {...}` DeepSpeed config bound once (keys the module
     assigns afterwards are NotLiterals; a dict it may change otherwise is left out)."""
     out: dict = {}
-    dicts = {stmt.targets[0].id: stmt.value for stmt in facts.tree.body if isinstance(stmt, ast.Assign)
-             and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and isinstance(stmt.value, ast.Dict)}
+    constants = constants or ModuleDicts(facts, model)
+    dicts = constants.dicts
     candidates = [stmt for stmt in facts.tree.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                   and isinstance(stmt.targets[0], ast.Name) and (is_config_dict(stmt.value) or _merges_config(stmt.value, dicts))]
     if not candidates:
         return out
     scope = model.own_scope(facts.tree)
     known = module_known(model, literal, no_value)
-
-    def unchanged(name: str) -> Optional[ast.Dict]:
-        bound = scope.bindings.get(name, [])
-        return bound[0].value if len(bound) == 1 and bound[0].value is dicts.get(name) \
-            and overwritten(model, bound[0], None) == [] else None
-
-    def merged(expr: ast.AST) -> Optional[ast.Dict]:  # `**BASE`: a module-level dict bound once, never changed
-        return unchanged(expr.id) if isinstance(expr, ast.Name) else None
+    merged = constants.merged
 
     for stmt in candidates:
         bindings = scope.bindings.get(stmt.targets[0].id, [])
@@ -404,6 +478,15 @@ def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: 
         if found is not None:
             out[stmt.targets[0].id] = DictTemplate(with_overwritten(found.value, paths), found.spans, found.span)
     return out
+
+
+def _chooses_config(node: ast.AST, dicts: dict) -> bool:
+    """`{**BASE, **PRESETS[name]}`: a merge whose first `**` entry is a module-level DeepSpeed config and whose
+    last picks from a module-level dict."""
+    return isinstance(node, ast.Dict) and len(node.keys) > 1 and node.keys[-1] is None and \
+        _merges_config(ast.Dict(keys=node.keys[:-1], values=node.values[:-1]), dicts) and \
+        isinstance(node.values[-1], ast.Subscript) and isinstance(node.values[-1].value, ast.Name) and \
+        node.values[-1].value.id in dicts
 
 
 def _merges_config(node: ast.Dict, dicts: dict) -> bool:

@@ -1090,7 +1090,7 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
 def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
     """`config=get_ds_config(4)`: the dict the project function returns for these arguments (its
     literal defaults for the others), when its summary shows one; else the config stays unknown (a note)."""
-    from .config_dicts import bind_arguments, resolve_leaves, substitute
+    from .config_dicts import bind_arguments, chosen, resolve_leaves, substitute
     from .config_overlays import imported_values
     from .module_summary import NO_VALUE
 
@@ -1107,10 +1107,11 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
     if bound is None:
         setup.notes["config"] = f"{ref.what}: the call of {ref.builder}(...) does not bind its parameters"
         return False
-    link.value = resolve_leaves(substitute(template.value, bound), imported_values(project.program, symbol.path))
+    value, spans = chosen(template, substitute(template.value, bound), bound)
+    link.value = resolve_leaves(value, imported_values(project.program, symbol.path))
     link.how = f"{ref.what}: the dict {ref.builder}(...) returns ({symbol.path}:{function.row})"
     link.ref_span, link.ref_path = ref.span, setup.script_path
-    link.key_spans, link.key_path = dict(template.spans), symbol.path
+    link.key_spans, link.key_path = spans, symbol.path
     return True
 
 

@@ -27,7 +27,7 @@ from typing import Optional
 
 from ..sources.names import dotted, is_library, root_name
 from .collectives import collective_functions, engine_param_saves
-from .config_dicts import DictTemplate, config_dict_names, module_constants, returned_template
+from .config_dicts import DictTemplate, ModuleDicts, config_dict_names, module_constants, returned_template
 from .keyword_splats import keyword_dicts
 from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_touch, selects_device
 from .dataset_shards import split_per_rank
@@ -225,6 +225,9 @@ class _Summariser:
                               for target in site.ctx.parent.targets
                               for e in (target.elts[:1] if isinstance(target, ast.Tuple) else [target])}
 
+    def module_dicts(self) -> ModuleDicts:
+        return self.facts.derived("module_dicts", lambda facts: ModuleDicts(facts, self.model))
+
     # -- values ------------------------------------------------------------------------
     def loader_kind(self, expr: ast.AST) -> tuple[Optional[str], int]:
         """Is this expression a DataLoader, and with which sampler? ("plain", "distributed"...)."""
@@ -387,7 +390,8 @@ class _Summariser:
                 summary.returns_trainer = (kind, self.facts.lines.span_of_node(value),
                                            _chosen_by_caller(self.model, node, value))
         summary.returns_config = returned_template(returns, self.model, self.facts.lines, _literal_or_marker, NO_VALUE,
-                                                   self.facts.derived("config_dict_names", config_dict_names))
+                                                   self.facts.derived("config_dict_names", config_dict_names),
+                                                   self.module_dicts())
         if self.facts.calls_to(DEEPSPEED_INITIALIZE):
             summary.deepspeed_args = deepspeed_args_param(self.facts, self.model, node, calls)
         if len(returns) == 1 and self.facts.calls_to(*ACCELERATORS):
@@ -796,7 +800,8 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                                                                            summariser.inside(stmt)[2])
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.model_parallel = model_parallelism(facts)
-    exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE)
+    exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE,
+                                                summariser.module_dicts())
     exports.function_tables = function_tables(facts, set(exports.functions) | imported)
     exports.value_constants = value_constants(facts, summariser.model)
     exports.keyword_dicts = keyword_dicts(facts, summariser.model)
