@@ -100,7 +100,7 @@ STATE = HEAD + (
     "        if os.path.exists(self.path):\n"
     "            self.bank = torch.load(self.path)\n\n"
     "    def close(self, bank):\n"
-    "        torch.save(bank, self.path)\n") + SETUP
+    "        torch.save(bank, self.path)\n") + SETUP + "Memory().open('state')\n"
 
 
 def test_a_file_named_by_the_global_rank_is_read_back_by_its_writer(project):

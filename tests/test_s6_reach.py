@@ -25,7 +25,7 @@ DEMO = (
 # A search API class: its cache is read in a method its own __init__ calls.
 INDEX = (
     "import torch\n\n\n"
-    "DECORATORclass Finder:\n"
+    "DECORATORclass FinderBASE:\n"
     "    def __init__(self, where):\n"
     "        self.vectors = self.METHOD(where)\n\n"
     "    def METHOD(self, where):\n"
@@ -36,9 +36,10 @@ INDEX = (
 PACKAGE = {"search/__init__.py": "from .index import Finder\n\n__all__ = ['Finder']\n"}
 
 
-def _write(project, call="pass", body="", decorator="", method="_read_cache", demo=DEMO):
+def _write(project, call="pass", body="", decorator="", method="_read_cache", demo=DEMO, base=""):
     project.write({**PACKAGE,
-                   "search/index.py": INDEX.replace("DECORATOR", decorator).replace("METHOD", method),
+                   "search/index.py": INDEX.replace("DECORATOR", decorator).replace("METHOD", method)
+                   .replace("BASE", base),
                    "demo.py": demo,
                    "train.py": TRAINER.replace("CALL", call).replace("BODY", body)})
 
@@ -68,8 +69,9 @@ def test_a_class_nothing_builds_is_not_proof_that_no_program_runs_it(project):
 
 
 def test_a_hook_a_framework_calls_by_name_keeps_the_finding(project):
-    _write(project, method="before_run")
-    assert rows(project) == [("search/index.py", 9)]
+    _write(project, method="before_run", decorator="from mmengine.hooks import Hook\n\n\n", base="(Hook)",
+           call="search.Finder")
+    assert rows(project) == [("search/index.py", 12)]
 
 
 def test_a_trainer_that_builds_objects_from_strings_keeps_the_finding(project):
@@ -164,3 +166,63 @@ def test_the_method_passed_on_unseen_keeps_the_finding(project):
     _shards(project, other="\n\nRESTORERS = []\n\n\ndef register(state):\n    RESTORERS.append(state.restore)\n",
             caller="register")
     assert rows(project) == [("shards.py", 14)]
+
+
+# A multi-rank trainer with methods nothing calls: which of them may still run.
+OWN = (
+    "import os\n\nimport torch\nimport torch.distributed as dist\n\n\n"
+    "class Searcher(BASE):\n"
+    "    def search(self):\n"
+    "        return 1\n\n"
+    "    def METHOD(self):\n"
+    "        return torch.load('state.pt')\n"
+    "EXTRA\n\n"
+    "def main():\n"
+    "    dist.init_process_group('nccl')\n"
+    "    torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n"
+    "    Searcher().search()\n\n\n"
+    "if __name__ == '__main__':\n"
+    "    main()\n")
+
+
+def _own(project, base="object", method="load_checkpoint", extra="", other=None):
+    files = {"search.py": OWN.replace("BASE", base).replace("METHOD", method).replace("EXTRA", extra)}
+    if other:
+        files["other/tool.py"] = other
+    project.write(files)
+
+
+def test_a_method_of_a_plain_class_that_nothing_names_runs_in_no_program(project):
+    _own(project)
+    assert rows(project) == []
+
+
+def test_a_plain_class_dispatching_on_getattr_self_may_run_any_method(project):
+    _own(project, extra="\n    def run(self, name):\n        return getattr(self, name)()\n")
+    assert rows(project) == [("search.py", 12)]
+
+
+def test_a_method_named_by_a_string_in_getattr_is_called(project):
+    project.write({"search.py": OWN.replace("BASE", "object").replace("METHOD", "load_checkpoint").replace("EXTRA", "")
+                   .replace("return 1", "return getattr(self, 'load_checkpoint')()")})
+    assert rows(project) == [("search.py", 12)]
+
+
+def test_torch_calls_only_its_own_methods_on_a_module_subclass(project):
+    _own(project, base="torch.nn.Module", method="init_weights")
+    assert rows(project) == []
+    _own(project, base="torch.nn.Module", method="forward")
+    assert rows(project) == [("search.py", 12)]
+
+
+def test_a_library_base_may_call_any_method_by_name(project):
+    _own(project, base="Callback", method="load_checkpoint", extra="\n\nfrom lightning.pytorch import Callback\n")
+    assert rows(project) == [("search.py", 12)]
+
+
+def test_a_call_in_a_program_that_never_imports_the_class_is_no_call(project):
+    other = "import torch\n\n\ndef main(engine):\n    engine.load_checkpoint('x')\n\n\nif __name__ == '__main__':\n    main(None)\n"
+    _own(project, other=other)
+    assert rows(project) == []
+    _own(project, other=other.replace("import torch\n", "import torch\nimport search\n"))
+    assert rows(project) == [("search.py", 12)]

@@ -12,7 +12,10 @@ cannot follow: a decorated class or function (a registry may build it from a con
 or a framework hook (the library calls it by name: `before_run`, `training_step`, `load_state_dict`),
 a method or a class that nothing names (a library may call it), a module without a summary, or a
 program that builds objects from strings (`hydra.utils.instantiate`, `importlib.import_module`).
-A module-level function nothing names is reached by nobody (a package's re-export is no call).
+A module-level function nothing names is reached by nobody (a package's re-export is no call), and
+so is a method nothing names of a class no library calls into: every ancestor a class of the project
+or `object` (no library base to call it by name, nor `getattr(self, name)` in the class), or
+`torch.nn.Module`, which calls only its own methods (`forward`, `train`, `state_dict`, ...).
 """
 from __future__ import annotations
 
@@ -40,6 +43,17 @@ _HOOKS = re.compile(
 _STRING_RESOLVERS = ("hydra.utils.instantiate", "hydra.utils.call", "hydra.utils.get_class", "hydra.utils.get_method",
                      "hydra.utils.get_object", "importlib.import_module", "pydoc.locate", "__import__")
 _MAX_STEPS = 300
+# torch.nn.Module's own methods (torch 2.13, `dir(torch.nn.Module)`): the only ones it calls by name on a
+# subclass, so an override of one of these (or of a private `_name`) may run with nothing in the project naming it.
+_MODULE_METHODS = frozenset((
+    "add_module apply bfloat16 buffers call_super_init children compile cpu cuda double dump_patches eval "
+    "extra_repr float forward get_buffer get_extra_state get_parameter get_submodule half ipu load_state_dict "
+    "modules mtia named_buffers named_children named_modules named_parameters parameters register_backward_hook "
+    "register_buffer register_forward_hook register_forward_pre_hook register_full_backward_hook "
+    "register_full_backward_pre_hook register_load_state_dict_post_hook register_load_state_dict_pre_hook "
+    "register_module register_parameter register_state_dict_post_hook register_state_dict_pre_hook requires_grad_ "
+    "set_extra_state set_submodule share_memory state_dict to to_empty train type xpu zero_grad").split())
+_TORCH_MODULES = ("torch.nn.Module", "torch.nn.modules.module.Module")
 
 
 @dataclass(frozen=True)
@@ -53,6 +67,8 @@ class References:
     bases: dict  # top-level class -> the last names of its bases
     classmethods: frozenset  # "Cls.m" of classmethods and staticmethods (they may construct Cls)
     dynamic: bool  # builds objects from strings (hydra.utils.instantiate, importlib.import_module)
+    torch_modules: frozenset = frozenset()  # top-level classes with `torch.nn.Module` among their bases
+    dispatching: frozenset = frozenset()  # top-level classes calling `getattr(self, <not a literal>)`
 
 
 @summary_extractor("references")
@@ -117,6 +133,15 @@ def references(facts: ScriptFacts) -> References:
         for node, ctx in facts.of_type(kind):
             if type(node.value) is Name or type(node.value) is Attribute:
                 held.append(([node.value], ctx))
+    dispatching = set()
+    for site in facts.method_calls("getattr") + facts.method_calls("hasattr"):  # `getattr(obj, "name")` reads `name`
+        args = site.node.args
+        if site.receiver is not None or len(args) < 2:
+            continue
+        if isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+            names.setdefault(args[1].value, set()).add(scope(site.ctx.function))
+        elif site.ctx.class_ is not None and isinstance(args[0], Name) and args[0].id in self_names:
+            dispatching.add(site.ctx.class_.name)
     for found, ctx in held:
         where = scope(ctx.function)
         for item in found:
@@ -131,12 +156,14 @@ def references(facts: ScriptFacts) -> References:
                 else:
                     item = item.attr
             names.setdefault(item, set()).add(where)
-    decorated, bases, classmethods = set(), {}, set()
+    decorated, bases, classmethods, torch_modules = set(), {}, set(), set()
     for stmt in facts.tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.decorator_list:
             decorated.add(stmt.name)
         if isinstance(stmt, ast.ClassDef):
             bases[stmt.name] = tuple(last_name(b) for b in stmt.bases if last_name(b))
+            if any(facts.resolve(b) in _TORCH_MODULES for b in stmt.bases):
+                torch_modules.add(stmt.name)
             for item in stmt.body:
                 if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) or not item.decorator_list:
                     continue
@@ -147,7 +174,7 @@ def references(facts: ScriptFacts) -> References:
                     decorated.add(f"{stmt.name}.{item.name}")
     dynamic = bool(facts.calls_to(*_STRING_RESOLVERS))
     return References({k: tuple(sorted(v)) for k, v in names.items()}, frozenset(decorated), bases,
-                      frozenset(classmethods), dynamic)
+                      frozenset(classmethods), dynamic, frozenset(torch_modules), frozenset(dispatching))
 
 
 def scope_key(function: Optional[ast.AST], klass: Optional[ast.ClassDef], facts: ScriptFacts) -> Optional[str]:
@@ -170,6 +197,8 @@ class _Reach:
             self.refs[norm_path(path)] = found
         self._readers: dict = {}
         self._parents: Optional[dict] = None
+        self._closed: dict = {}
+        self._near: dict = {}
 
     def readers(self, name: str) -> list:
         """(module, scope) of every place the project reads `name` (an attribute or a name)."""
@@ -182,12 +211,7 @@ class _Reach:
     def related(self, name: str) -> set:
         """The class names of `name`'s lineage (by name, across the project): its bases and its
         subclasses, whose `self.m` may run its method `m`."""
-        parents = self._parents
-        if parents is None:
-            parents = self._parents = {}
-            for refs in self.refs.values():
-                for klass, bases in (refs.bases.items() if refs is not None else ()):
-                    parents.setdefault(klass, set()).update(bases)
+        parents = self.parents()
         found, work = {name}, [name]
         while work:  # ancestors
             for base in parents.get(work.pop(), ()):
@@ -202,6 +226,48 @@ class _Reach:
                     down.add(klass)
                     work.append(klass)
         return found | down
+
+    def library_calls(self, klass: str) -> Optional[frozenset]:
+        """The method names a library may call on `klass` by name: none when every ancestor is a class of
+        the project (or `object`) and none dispatches on `getattr(self, name)`, torch.nn.Module's own
+        when it is the one library base; None when another library class is an ancestor (any name)."""
+        if klass in self._closed:
+            return self._closed[klass]
+        self._closed[klass] = None  # (a cycle of bases)
+        parents = self.parents()
+        found: Optional[frozenset] = frozenset()
+        kinds = [refs for refs in self.refs.values() if refs is not None and klass in refs.bases]
+        if not kinds or any(klass in refs.dispatching or klass in refs.decorated for refs in kinds):
+            found = None
+        for base in parents.get(klass, ()) if found is not None else ():
+            if base == "object":
+                continue
+            if base == "Module" and any(klass in refs.torch_modules for refs in kinds):
+                found = found | _MODULE_METHODS
+                continue
+            inherited = self.library_calls(base) if base in parents else None
+            if inherited is None:
+                found = None
+                break
+            found = found | inherited
+        self._closed[klass] = found
+        return found
+
+    def parents(self) -> dict:
+        parents = self._parents
+        if parents is None:
+            parents = self._parents = {}
+            for refs in self.refs.values():
+                for klass, bases in (refs.bases.items() if refs is not None else ()):
+                    parents.setdefault(klass, set()).update(bases)
+        return parents
+
+    def near(self, path: str) -> Optional[set]:
+        """The modules that run in a process with `path` (an instance of its class lives only there); None
+        when no entry point's program holds it."""
+        if path not in self._near:
+            self._near[path] = self.program.program_modules(path) if self.program.programs_of(path) else None
+        return self._near[path]
 
     def importers(self, path: str, name: str) -> set:
         """Modules that may read the module-level `name` of `path`: itself, those importing `name`
@@ -219,7 +285,7 @@ class _Reach:
     def modules(self, path: str, scope: str) -> Optional[set]:
         """The modules whose module-level code may run `scope` of `path`; None when unknown."""
         seen: set = set()
-        work, out = [(norm_path(path), scope)], set()
+        work, out, dead = [(norm_path(path), scope)], set(), False
         while work:
             path, scope = work.pop()
             if (path, scope) in seen:
@@ -236,8 +302,11 @@ class _Reach:
             callers = self._callers(path, scope, refs)
             if callers is None:
                 return None
+            dead = dead or callers is _NOBODY
             work += callers
-        return out or None  # (no module-level code starts it: no evidence of who runs it)
+        # (no module-level code starts it: no evidence of who runs it, unless a chain ends in a method
+        # nothing can call)
+        return out if out or dead else None
 
     def _callers(self, path: str, scope: str, refs: References) -> Optional[list]:
         klass, _, method = scope.rpartition(".")
@@ -254,13 +323,22 @@ class _Reach:
             callers += [(p, f"{sub}.__init__") for p, sub in self.subclasses(klass)]
             callers += [(path, m) for m in refs.classmethods if m.startswith(klass + ".")]
             return callers or None
-        if method.startswith("__") or _HOOKS.search(method) or scope in refs.decorated:
+        if method.startswith("__") or scope in refs.decorated:
+            return None
+        called = self.library_calls(klass)
+        if called is None and _HOOKS.search(method) or called is not None and (
+                method in called or method.startswith("_") and called):
             return None
         lineage = self.related(klass)
-        callers = [r for r in self.readers(method) if r != (path, scope)]
+        # (an instance of a class no library calls into is used only by modules of its own programs)
+        near = self.near(path) if called is not None else None
+        callers = [r for r in self.readers(method) if r != (path, scope) and (near is None or r[0] in near)]
         callers += [r for r in self.readers(f"self.{method}") if r != (path, scope)
                     and r[1].partition(".")[0] in lineage]
-        return callers or None
+        return callers or (_NOBODY if called is not None else None)
+
+
+_NOBODY: list = []  # a method no library calls and nothing in the project names (`_Reach._callers`)
 
 
 def reaching_entries(project: "Project", path: str, scope: Optional[str]) -> Optional[set]:
@@ -276,6 +354,20 @@ def reaching_entries(project: "Project", path: str, scope: Optional[str]) -> Opt
     if key not in cache:
         modules = reach.modules(path, scope)
         cache[key] = None if modules is None else {e for m in modules for e in reach.program.programs_of(m)}
+    return cache[key]
+
+
+def called_by_nothing(project: "Project", path: str, scope: Optional[str]) -> bool:
+    """Does no code reach the function `scope` of `path`: every chain of its readers ends in a method
+    nothing can call (not merely: no entry point's program runs it)?"""
+    if not scope:
+        return False
+    cache = project.__dict__.setdefault("_reach", {})
+    if "index" not in cache:
+        cache["index"] = _Reach(project)
+    key = ("dead", norm_path(path), scope)
+    if key not in cache:
+        cache[key] = cache["index"].modules(path, scope) == set()
     return cache[key]
 
 

@@ -19,7 +19,7 @@ from ..facts.program_loads import cleared_elsewhere, load_hints, rank_passed_fil
 from ..facts.program_effects import (device_selections, function_effects, import_touches_cuda, imports_at_load,
                                      local_callee, project_call)
 from ..facts.program_ranks import helper_rank, helper_rank_call, several_rank_programs
-from ..facts.program_reach import builds_from_strings, reaching_entries, scope_key
+from ..facts.program_reach import builds_from_strings, called_by_nothing, reaching_entries, scope_key
 from ..facts.rank_files import callers_pass_rank_files, own_rank_file, rank_file_parameter
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.spawn_targets import spawn_starts_ranks
@@ -527,7 +527,9 @@ def _decide_several_ranks(finding, project, params):
     if rank_param and callers_pass_rank_files(project, params["scope"], *rank_param):
         return None  # every caller passes a file of the rank's own (facts/rank_files.py)
     if params.get("own", True):
-        return None if single_process_launches(project, finding.path) else finding
+        if single_process_launches(project, finding.path) or _called_by_nothing(project, finding.path, params):
+            return None
+        return finding
     programs = several_rank_programs(project, finding.path)
     if params.get("guarded"):  # a branch of a program also launched as one process may be its single-process path
         programs = [p for p in programs if not p.also_one]
@@ -540,6 +542,13 @@ def _decide_several_ranks(finding, project, params):
     if not programs:
         return None
     return replace(finding, related=[*finding.related, *programs[0].related])
+
+
+def _called_by_nothing(project, path: str, params: dict) -> bool:
+    """A method nothing can call (facts/program_reach.py) runs in no program, its own module's included,
+    unless one of them builds objects from strings."""
+    return called_by_nothing(project, path, params.get("scope")) and not any(
+        builds_from_strings(project, entry) for entry in project.program.programs_of(path))
 
 
 @codemod_fixer("add-map-location")
