@@ -15,7 +15,7 @@ from typing import Optional
 
 from ..sources.names import dotted
 from .conditions import (LEAVES, RankGate, leaves_after, opens_gate, rank_gate, rank_tests, ranked_groups,
-                         runs_after_skipping, same_group)
+                         runs_after_skipping, same_group, under_zero3)
 from .bindings import partial_calls
 from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
@@ -416,11 +416,17 @@ def _merged(old: Optional[tuple], new: tuple) -> tuple:
     return (old[0], old[1], tuple(sorted(set(old[2]) | set(new[2]))))
 
 
+ZERO3_FLAG = "<zero-3>"  # (no parameter's name) a collective the function reaches only with ZeRO stage 3 on
+
+
 def _flag_guards(facts: ScriptFacts, function: ast.AST, where: Context) -> tuple:
     """(p,) when the place runs only under `if p:` (or `if p and ...:`) of the function's own
-    parameter `p`, whose default is a false constant and which the function never rebinds; else ()."""
+    parameter `p`, whose default is a false constant and which the function never rebinds; (ZERO3_FLAG,)
+    when it runs only with ZeRO-3 on (`if engine.zero_optimization_partition_weights():`); else ()."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return ()
+    if under_zero3(where, function):
+        return (ZERO3_FLAG,)
     for guard, in_body in where.guards:
         if not in_body or guard.lineno < function.lineno:
             continue
@@ -452,21 +458,24 @@ def _turns_on(facts: ScriptFacts, site: CallSite, key: str, flags: tuple, gate: 
         return True
     args = function.args
     params = [a.arg for a in args.posonlyargs + args.args][1 if "." in key else 0:]
-    return passes_flag(call_arguments(site.node, gate_opener(facts, site, gate) if gate else None), params, flags)
+    return passes_flag(call_arguments(site.node, gate_opener(facts, site, gate) if gate else None,
+                                      under_zero3(site.ctx) is False), params, flags)
 
 
-def call_arguments(call: ast.Call, opens=None) -> tuple:
+def call_arguments(call: ast.Call, opens=None, without_zero3: bool = False) -> tuple:
     """(positional, keywords) of a call as plain data: per positional argument "*" (starred), "0"
     (a false constant), "g" (a value `opens(value)` says lets every rank past the call's rank
     gate when it is true: `x` in `if x or rank == 0: f(sync=x)`) or "v"; per keyword (name, or
-    "**" for a splat, and "0"/"g"/"v")."""
+    "**" for a splat, and "0"/"g"/"v"); `without_zero3`: the call runs only with ZeRO-3 off, kept as
+    the keyword (ZERO3_FLAG, "0")."""
     def flag(value: ast.AST) -> str:
         if isinstance(value, ast.Constant) and not value.value:
             return "0"
         return "g" if opens is not None and opens(value) else "v"
 
     positional = tuple("*" if isinstance(a, ast.Starred) else flag(a) for a in call.args)
-    return positional, tuple((k.arg or "**", flag(k.value)) for k in call.keywords)
+    keywords = tuple((k.arg or "**", flag(k.value)) for k in call.keywords)
+    return positional, keywords + ((ZERO3_FLAG, "0"),) if without_zero3 else keywords
 
 
 def passes_flag(arguments: tuple, params: list, flags: tuple) -> bool:
@@ -476,6 +485,8 @@ def passes_flag(arguments: tuple, params: list, flags: tuple) -> bool:
     positional, keywords = arguments
     if "*" in positional or any(name == "**" for name, _ in keywords):
         return True
+    if ZERO3_FLAG in flags and (ZERO3_FLAG, "0") not in keywords:
+        return True  # (a collective under ZeRO-3 only, called where ZeRO-3 may be on)
     given = [(params[i], v) for i, v in enumerate(positional) if i < len(params)] + list(keywords)
     return any(name in flags and value == "v" for name, value in given)
 

@@ -10,6 +10,8 @@
 - `exclusive(a, b)`: two places in different branches of one `if` (never both run).
 - `runs_before(a, b)`: `a` runs before `b` (same scope, earlier; or `__init__`/`setup` before the
   other methods of its class).
+- `under_zero3(ctx)`: the `if` tests around a place let it run only with ZeRO stage 3 on (True) or
+  only with it off (False).
 
 A rank test is read through values: a name is followed to what it was assigned, so
 `is_leader = rank == 0` gates like `rank == 0`. Conditions that every rank evaluates alike are
@@ -952,3 +954,43 @@ def parallel_mode_switch(facts: ScriptFacts, guard: ast.If, branch: bool) -> boo
                     any(mentions_rank(facts, a) for a in [*node.args, *(k.value for k in node.keywords)]):
                 return True
     return False
+
+
+# A test of ZeRO stage 3 by name: DeepSpeed's `engine.zero_optimization_partition_weights()`,
+# transformers' `is_deepspeed_zero3_enabled()`, a project's `is_zero3`, `args.zero3`.
+_ZERO3_NAME = re.compile(r"^(is_|use_|using_|enable_)?(deepspeed_|ds_)?(zero_?3|zero_?stage_?3|stage_?3)(_enabled|_on)?$"
+                         r"|partition_weights$", re.IGNORECASE)
+_STAGE_NAME = re.compile(r"(^|_)(zero_?)?stage$", re.IGNORECASE)
+
+
+def zero3_test(test: ast.AST) -> Optional[bool]:
+    """True when `test` holds exactly when ZeRO stage 3 is on (`engine.zero_optimization_partition_weights()`,
+    `is_deepspeed_zero3_enabled()`, `zero_stage == 3`, `cfg["zero_optimization"]["stage"] >= 3`), False when
+    exactly when it is off (`not ...`, `stage != 3`, `stage < 3`), None for anything else."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = zero3_test(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Call) and not test.args and not test.keywords:
+        test = test.func
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True if _ZERO3_NAME.search(last_name(test) or "") else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value == 3 and type(test.ops[0]) in (ast.Eq, ast.GtE, ast.NotEq, ast.Lt):
+        left = test.left.func if isinstance(test.left, ast.Call) and not test.left.args else test.left
+        key = left.slice if isinstance(left, ast.Subscript) else None
+        name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else last_name(left) or ""
+        if _STAGE_NAME.search(name) or name.endswith("zero_optimization_stage"):
+            return type(test.ops[0]) in (ast.Eq, ast.GtE)
+    return None
+
+
+def under_zero3(where: Context, function: Optional[ast.AST] = None) -> Optional[bool]:
+    """True when the place runs only with ZeRO-3 on, False only with it off (by the `if` tests around it,
+    inside `function` when given), None when neither shows."""
+    for guard, in_body in where.guards:
+        if function is not None and guard.lineno < function.lineno:
+            continue
+        on = zero3_test(guard.test)
+        if on is not None:
+            return on if in_body else not on
+    return None

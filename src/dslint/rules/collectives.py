@@ -10,7 +10,7 @@ from typing import Iterator, Optional
 from ..facts.bindings import semantic_model
 from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, call_arguments, find_gated_collectives,
                                  gate_opener, passes_flag)
-from ..facts.conditions import rank_gate, rank_tests
+from ..facts.conditions import rank_gate, rank_tests, under_zero3
 from ..facts.lightning_hooks import hook_needs
 from ..facts.link import link_setups
 from ..sources.names import is_library
@@ -93,7 +93,7 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
         if binding is None or binding.kind not in ("import", "from-import"):
             continue  # a local name shadows the import here
         callee = dotted(site.node.func)
-        arguments = call_arguments(site.node, gate_opener(facts, site, gate))
+        arguments = call_arguments(site.node, gate_opener(facts, site, gate), under_zero3(site.ctx) is False)
         passes = "pass" if gate.in_body else "fail"
         yield Report(site.node, f"{callee}() is called only by the ranks that {passes} {gate.description}",
                      needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description),
