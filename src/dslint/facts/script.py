@@ -365,6 +365,8 @@ def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
                     child_ctx = Context(ctx.function, ctx.class_, ctx.loops, ctx.guards, ctx.withs, node)
                 push((value, child_ctx))
 
+    if imports.star and "torch" not in imports.names and "torch" in text:
+        imports.bind_starred_torch(tree)
     by_q = facts._by_qualname
     by_attr = facts._by_attr
     imported = imports.names

@@ -70,6 +70,7 @@ class ImportTable:
         self.names: dict[str, str] = {}
         self.modules: set[str] = set()  # every module imported, for "does this use X"
         self.relative: set[str] = set()  # local names bound by relative imports (`from .utils import f`)
+        self.star = False  # the module has a `from X import *`
 
     def add(self, node: ast.AST) -> None:
         if isinstance(node, ast.Import):
@@ -81,13 +82,28 @@ class ImportTable:
                     top = alias.name.split(".")[0]
                     self.names.setdefault(top, top)
         elif isinstance(node, ast.ImportFrom) and node.level:
+            self.star = self.star or any(alias.name == "*" for alias in node.names)
             self.relative.update(alias.asname or alias.name for alias in node.names if alias.name != "*")
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             self.modules.add(node.module)
             for alias in node.names:
                 if alias.name == "*":
+                    self.star = True
                     continue
                 self.names.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
+
+    def bind_starred_torch(self, tree: ast.Module) -> None:
+        """`torch` read in a module that binds it only through `from utils import *` (whose chain
+        imports torch): the star import is what binds it, or the module could not run."""
+        if not self.star or "torch" in self.names:
+            return
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and node.id == "torch" and not isinstance(node.ctx, ast.Load):
+                return  # bound some other way (`torch = None`)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == "torch":
+                return
+        self.names["torch"] = "torch"
+        self.modules.add("torch")
 
     def uses(self, package: str) -> bool:
         prefix = package + "."
