@@ -66,3 +66,24 @@ def test_a_merged_config_in_another_module(project):
                                "config=CONFIG)\n",
                    "run.sh": "deepspeed --num_gpus 8 train.py\n"})
     assert "DSL610" in project.codes()
+
+
+ENV_PATH = """import os
+
+import deepspeed
+import torch
+
+path = os.environ.get("DS_CONFIG", "ds.json")
+model = torch.nn.Linear(8, 8)
+engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=path)
+"""
+
+
+@pytest.mark.parametrize("launch, flagged", [
+    ("deepspeed --num_gpus 8 train.py\n", True),  # DS_CONFIG unset: the default ds.json
+    ("DS_CONFIG=good.json deepspeed --num_gpus 8 train.py\n", False),  # the launch names another file
+])
+def test_a_config_path_from_an_environment_variable_defaults_to_its_fallback(project, launch, flagged):
+    good = CONFIG.replace("128", "64")
+    project.write({"train.py": ENV_PATH, "ds.json": CONFIG, "good.json": good, "run.sh": launch})
+    assert ("DSL610" in project.codes()) == flagged

@@ -978,6 +978,8 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             env = command.env[ref.env]
             written, launch_span = env.value, env.span
             how = f"{ref.what} ← ${ref.env} on the launch line"
+        elif ref.how == "env" and ref.path:
+            written, how = ref.path, f"{ref.what}: default of ${ref.env}"
         elif ref.how == "dict" and isinstance(ref.value, dict):
             from .config_dicts import resolve_leaves
             from .config_overlays import imported_values
