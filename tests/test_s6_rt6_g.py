@@ -3,6 +3,8 @@ of another module, callable optimizers given to deepspeed.initialize, a Lightnin
 option's default, a GPU index option whose default reads LOCAL_RANK."""
 from __future__ import annotations
 
+import pytest
+
 # -- Lightning num_nodes from a command-line default ----------------------------------------------
 
 FIT = """import argparse
@@ -178,6 +180,19 @@ def test_a_factory_returning_an_optimizer_or_a_builder_on_two_paths_is_unknown(p
     helper = ("import torch\n\n\ndef build(lr, lazy):\n    if lazy:\n        return lambda ps: torch.optim.SGD(ps, lr=lr)\n"
               "    return torch.optim.SGD\n")
     assert _engine(project, "mk.build(0.1, True)", imports="import mk", **{"mk.py": helper}) == []
+
+
+@pytest.mark.parametrize("optimizer", ["make_optimizer(net.parameters())", "make_optimizer"])
+def test_a_module_level_partial_of_another_module_is_a_client_optimizer(project, optimizer):
+    helper = "import functools\n\nimport torch\n\nmake_optimizer = functools.partial(torch.optim.AdamW, lr=1e-4)\n"
+    found = _engine(project, optimizer, imports="from optim import make_optimizer", **{"optim.py": helper})
+    assert [(f.path, f.span.start.row) for f in found] == [("optim.py", 5)]
+
+
+def test_a_partial_rebound_in_its_module_is_unknown(project):
+    helper = ("import functools\n\nimport torch\n\nmake_optimizer = functools.partial(torch.optim.AdamW)\n"
+              "make_optimizer = None\n")
+    assert _engine(project, "make_optimizer", imports="from optim import make_optimizer", **{"optim.py": helper}) == []
 
 
 # -- 16-bit saves in a helper of another module -------------------------------------------------

@@ -33,7 +33,7 @@ from ..model import Span
 from ..sources.launch import launchers as launcher_table
 from . import lightning_strategies as pl_table
 from .option_defaults import launched_int, option_passed
-from .optimizer_builders import imported_builder
+from .optimizer_builders import PARTIAL_NAME, imported_builder
 from . import script_setup  # noqa: F401  (registers the "setup" summary extractor)
 from .script_setup import (ClientOptimizer, ConfigRef, LightningSite, ScriptSetupFacts, resolved_lightning_site,
                            resolved_plugin_ref)
@@ -614,10 +614,11 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
             symbol = project.program.symbol(script, init.optimizer.builder)
             built = symbol.function.returns_optimizer if symbol is not None and symbol.function else None
             path, how = (symbol.path if symbol is not None else None), init.optimizer.how
-            if built is None and how != "passed":
-                # `optimizer=optimizer_factory(lr)`: the factory returns a callable that DeepSpeed calls
+            if built is None:
+                # `optimizer=optimizer_factory(lr)`: the factory returns a callable that DeepSpeed calls;
+                # `make_optimizer(params)` or `optimizer=make_optimizer` of a module-level partial
                 found = imported_builder(project, script, init.optimizer.builder)
-                if found is not None:
+                if found is not None and (how != "passed" or found[1][3] == PARTIAL_NAME):
                     path, built, how = found[0], found[1][:3], found[1][3]
             if built is not None:  # `optimizer=build_optimizer(model)` from another module
                 qualname, span, keywords = built

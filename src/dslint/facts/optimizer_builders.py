@@ -19,6 +19,7 @@ from .script import own_returns
 from .summary import summary_extractor
 
 _PARTIALS = ("functools.partial",)
+PARTIAL_NAME = "partial-name"  # an `optimizer_builders` entry that is a module-level partial, not a factory
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,8 @@ def returned_optimizer(model, expr: Optional[ast.AST]) -> Optional[ast.Call]:
 def optimizer_builders(facts) -> dict:
     """function name -> (torch.optim class, Span of the constructor (or partial), keywords, how) for each
     top-level function of the module whose every return gives a callable that builds that optimizer
-    (`def optimizer_factory(lr): def build(p): return torch.optim.AdamW(p, lr=lr); return build`)."""
+    (`def optimizer_factory(lr): def build(p): return torch.optim.AdamW(p, lr=lr); return build`), and for
+    each module-level name bound once to `functools.partial(torch.optim.X, ...)` (how: PARTIAL_NAME)."""
     rows = [site.node.lineno for site in [*facts.calls_with_prefix("torch.optim."), *facts.calls_to(*_PARTIALS)]]
     if not rows:
         return {}
@@ -130,6 +132,16 @@ def optimizer_builders(facts) -> dict:
     model = semantic_model(facts)
     out = {}
     for stmt in facts.tree.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and isinstance(stmt.value, ast.Call) and stmt.lineno in rows:
+            # `make_optimizer = functools.partial(torch.optim.AdamW, lr=1e-4)`: called with the parameters
+            # (or handed to DeepSpeed, which calls it) it builds that optimizer
+            found = callable_optimizer(model, stmt.value)
+            if found is not None and found.how == "partial" and len(model.own_scope(facts.tree).bindings.get(
+                    stmt.targets[0].id, ())) == 1:
+                out[stmt.targets[0].id] = (found.qualname, facts.lines.span_of_node(found.node), found.keywords,
+                                           PARTIAL_NAME)
+            continue
         if not isinstance(stmt, ast.FunctionDef) or not any(stmt.lineno <= row <= stmt.end_lineno for row in rows):
             continue
         found = _every_return(stmt, lambda v: callable_optimizer(model, v))
