@@ -62,6 +62,36 @@ def test_srun_tasks_that_read_local_rank_all_select_gpu_0(project):
     assert findings[0].related[0][0] == "train.sbatch"
 
 
+FIELDS = """import os
+from dataclasses import dataclass, field
+
+import torch
+import torch.distributed as dist
+
+
+@dataclass
+class RunConfig:
+    local_rank: int = field(default_factory=lambda: int(os.environ.get({key}, 0)))
+
+
+cfg = RunConfig({given})
+torch.cuda.set_device(cfg.local_rank)
+dist.init_process_group("nccl", rank=int(os.environ["SLURM_PROCID"]), world_size=int(os.environ["SLURM_NTASKS"]))
+"""
+
+
+def test_a_dataclass_default_factory_reading_local_rank_is_read_by_every_task(project):
+    project.write({"train.sbatch": _job(), "train.py": FIELDS.format(key='"LOCAL_RANK"', given="")})
+    assert [(f.code, f.path, f.span.start.row) for f in project.check().findings] == [("DSL704", "train.py", 10)]
+
+
+def test_the_field_given_or_read_from_slurm_is_clean(project):
+    project.write({"train.sbatch": _job(), "train.py": FIELDS.format(key='"SLURM_LOCALID"', given="")})
+    assert project.codes() == []
+    project.write({"train.py": FIELDS.format(key='"LOCAL_RANK"', given="local_rank=int(os.environ['SLURM_LOCALID'])")})
+    assert project.codes() == []
+
+
 def test_srun_tasks_reading_slurm_localid_are_clean(project):
     project.write({"train.sbatch": _job(), "train.py": RESNET.format(key='"SLURM_LOCALID"')})
     assert project.codes() == []

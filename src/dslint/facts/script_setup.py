@@ -30,7 +30,8 @@ from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, changes_in_order
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
-                     config_object_read, constant, env_accesses, instance_field, traced_constant)
+                     config_object_read, constant, env_accesses, factory_default, instance_field,
+                     traced_constant)
 from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
 from .option_defaults import option_default
 from .optimizer_builders import callable_optimizer, returned_optimizer
@@ -1176,6 +1177,7 @@ class _Extractor:
                     continue
             if index is None:
                 continue
+            index = factory_default(model, index) or index  # `cfg.local_rank` of `field(default_factory=lambda: ...)`
             found = _env_reads_in(model, index, reads)
             if not found:  # None (not the environment's alone) or [] (a constant: DSL101's)
                 continue

@@ -1080,6 +1080,24 @@ def _own_field(model: SemanticModel, cls: ast.ClassDef, name: str) -> Any:
     return found
 
 
+def factory_default(model: SemanticModel, expr: ast.AST) -> Optional[ast.expr]:
+    """What `cfg.local_rank` evaluates to when `cfg` is an instance of a dataclass of this module built
+    without that field, whose field is `field(default_factory=lambda: EXPR)`: EXPR (run at each
+    construction); None otherwise."""
+    found = instance_field(model, model.value_of(expr))
+    if found is None or not found.local or not isinstance(found.klass, ast.Name):
+        return None
+    cls = model.facts.classes.get(found.klass.id)
+    declared = None
+    for stmt in cls.body if cls is not None else ():
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == found.field:
+            declared = stmt.value
+    if not (isinstance(declared, ast.Call) and model.resolve(declared.func) == "dataclasses.field"):
+        return None
+    factory = _argument(declared, None, "default_factory")
+    return factory.body if isinstance(factory, ast.Lambda) and not factory.args.args else None
+
+
 def constructor_fields(model: SemanticModel, expr: ast.AST) -> list[ast.expr]:
     """What `x.field` holds where `x` was built by a dataclass of this module, `x = State(model=ddp)`
     (`ddp`; a field left out gives its default); for a parameter `x`, one expression per call of its
