@@ -59,7 +59,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
         checked = list(results)
         summarise_imported_plain_modules(results, settings, cache, overlay)
         project = build_project(root, results, paths)
-        read_launched_plain_scripts(project, results, settings, overlay)
+        read_launched_plain_scripts(project, results, settings, overlay, cache)
         check_linked_doubtful_configs(project, results, settings, edits)
         setup = setup_findings(root, project, results, settings, cache if overlay is None else None)
         if owned and cache is not None and overlay is None:

@@ -74,15 +74,34 @@ def summarise_imported_plain_modules(results: list[FileResult], settings: Settin
 
 
 def read_launched_plain_scripts(project: Project, results: list[FileResult], settings: Settings,
-                                overlay: Optional[dict] = None) -> None:
+                                overlay: Optional[dict] = None, cache: Optional["ResultCache"] = None) -> None:
     """A script that a launch line starts is part of its setup even when the prefilter skipped it (no
     framework words, e.g. a `tasks/main.py` that reaches torch only through project modules): check it
     as a script and put it in `project`, in place of its plain result (not cached: the upgrade depends
-    on the launch files, not on the script's content)."""
-    from ..facts.link import forget_unresolved_script_links, launched_files
+    on the launch files, not on the script's content). The plain modules such a script imports are
+    then checked fully too (summarise_imported_plain_modules)."""
+    from ..facts.link import forget_unresolved_script_links
 
     if not project.launches:
         return
+    if _upgrade_launched(project, results, settings, overlay):
+        # (what a launched plain script imports is in its program too: the same upgrade as for the others)
+        before = {id(r) for r in results}
+        summarise_imported_plain_modules(results, settings, cache, overlay)
+        for result in results:
+            if id(result) not in before and result.summary is not None:
+                if result.kind == "python":
+                    project.scripts[result.source.path] = result.summary
+                if result.summary.module is not None:
+                    project.modules[result.source.path] = result.summary.module
+        forget_unresolved_script_links(project)  # (they were resolved against the smaller table)
+
+
+def _upgrade_launched(project: Project, results: list[FileResult], settings: Settings,
+                      overlay: Optional[dict]) -> bool:
+    """Check each launched plain script fully, in place of its plain result; whether any was."""
+    from ..facts.link import launched_files
+
     wanted = launched_files(project)
     names = {path.name for path in wanted}
     changed = False
@@ -102,8 +121,7 @@ def read_launched_plain_scripts(project: Project, results: list[FileResult], set
         if full.summary.module is not None:
             project.modules[result.source.path] = full.summary.module
         changed = True
-    if changed:
-        forget_unresolved_script_links(project)  # (they were resolved against the smaller table)
+    return changed
 
 
 

@@ -432,14 +432,20 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
                 continue
             sampler = f"{next(iter(loaders))}.sampler"  # DataLoader(ds, sampler=DistributedSampler(ds))
             optional = optional_arm(facts, site.node, site.ctx) is not None
-        epoch_loop = _epoch_loop_over(ctx, loaders)
+        epoch_loop, hopped = _epoch_loop_over(ctx, loaders), False
+        if epoch_loop is None:
+            epoch_loop, hopped = _epoch_loop_calling_method(ctx, loaders), True
         if epoch_loop is None:
             continue
-        fix = None if optional else set_epoch_fix(facts, epoch_loop, sampler)  # (None has no set_epoch)
+        # (None has no set_epoch; a sampler bound in another method is no name in the epoch loop's)
+        fix = None if optional or hopped else set_epoch_fix(facts, epoch_loop, sampler)
         passed = _handed_to_project_functions(facts, epoch_loop, loaders | {sampler} | {f"{n}.sampler" for n in loaders})
+        needs = ("set-epoch-in-callee", (("calls", passed),)) if passed else None
+        if hopped:  # (the loop hands the trainer itself to hooks: no module of the program may set the epoch)
+            needs = ("set-epoch-in-program", (("calls", passed),))
         yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch",
-                     fix=fix, needs=("set-epoch-in-callee", (("calls", passed),)) if passed else None)
+                     fix=fix, needs=needs)
     yield from _factory_loaders_in_epoch_loops(ctx)
 
 
@@ -468,6 +474,15 @@ def _handed_to_project_functions(facts: ScriptFacts, epoch_loop: ast.AST, names:
 def _decide_set_epoch_in_callee(finding, project, params):
     """Drop the finding when a project function the loop hands the loader (or sampler) to may set its epoch."""
     return None if _callee_may_set_epoch(project, finding.path, params["calls"]) else finding
+
+
+@decider("set-epoch-in-program")
+def _decide_set_epoch_in_program(finding, project, params):
+    """Drop the finding when any module of the program calls set_epoch (or has no summary)."""
+    program = project.program
+    if any(getattr(program.modules.get(m), "calls_set_epoch", True) for m in program.program_modules(finding.path)):
+        return None
+    return _decide_set_epoch_in_callee(finding, project, params)
 
 
 def _callee_may_set_epoch(project, path: str, calls) -> bool:
@@ -667,6 +682,26 @@ def _epoch_loop_over(ctx: PythonContext, loaders: set) -> Optional[ast.AST]:
             outer = where.loops[-1]
             if isinstance(outer, ast.For) or epoch_counter(outer):
                 return outer
+    return None
+
+
+def _epoch_loop_calling_method(ctx: PythonContext, loaders: set) -> Optional[ast.AST]:
+    """`def train_epoch(self): for x, y in self.train_loader: ...` called as `self.train_epoch()` inside a
+    `for` of another method of the class (a trainer's `fit`): that outer loop, the epoch loop."""
+    facts = ctx.facts
+    methods = set()
+    for node, where in facts.of_type(ast.For):
+        name = dotted(iterated_expression(node.iter))
+        if name in loaders and name.startswith("self.") and not where.loops and where.class_ is not None \
+                and isinstance(where.function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            methods.add((where.class_.name, where.function.name))
+    for klass, method in methods:
+        for site in facts.method_calls(method):
+            where = site.ctx
+            if site.receiver == "self" and where.class_ is not None and where.class_.name == klass and where.loops \
+                    and isinstance(where.loops[-1], ast.For) and where.function is not None \
+                    and where.function.name != method:
+                return where.loops[-1]
     return None
 
 
