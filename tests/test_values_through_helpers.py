@@ -254,3 +254,19 @@ def test_the_hf_idiom_branch_is_taken_only_with_one_word(make_project):
     assert len(_codes(one, "DSL611")) == 1
     two = _args_file(make_project("two"), parse, "torchrun --nproc_per_node 2 job.py a.json --seed 1\n", "a.json")
     assert _codes(two, "DSL611") == []
+
+
+def test_an_args_file_named_by_an_option_or_its_default(make_project):
+    parse = ("    import argparse\n    p = argparse.ArgumentParser()\n"
+             "    p.add_argument('--train_args_file', type=str, default='a.json')\n"
+             "    p.add_argument('--local_rank', type=int)\n"
+             "    args = p.parse_args()\n"
+             "    (targs,) = parser.parse_json_file(json_file=args.train_args_file)")
+    given = _args_file(make_project("given"), parse, "deepspeed --num_gpus 2 job.py --train_args_file b.json\n",
+                       "b.json")
+    assert len(_codes(given, "DSL611")) == 1
+    default = _args_file(make_project("default"), parse, "deepspeed --num_gpus 2 job.py\n", "a.json")
+    assert len(_codes(default, "DSL611")) == 1
+    other = _args_file(make_project("other"), parse, "deepspeed --num_gpus 2 job.py --train_args_file c.json\n",
+                       "a.json")
+    assert _codes(other, "DSL611") == []  # (c.json is not in the tree: unknown)

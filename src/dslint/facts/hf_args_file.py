@@ -27,6 +27,15 @@ def args_file_config(project: Any, setup: Any, bases: list) -> Optional[tuple]:
     innermost = command.launchers[-1]
     if innermost.may_have_more_options:
         return None
+    if isinstance(index, tuple):  # an option's value, or its default when the launch line passes none
+        from .link import option_value
+
+        options, default = index
+        given = option_value(command.script_args, options)
+        if given is None and any(a.value is None for a in command.script_args):
+            return None
+        word = given[0] if given is not None else default
+        return _deepspeed_entry(project, word, kind, bases, span) if isinstance(word, str) else None
     words = [a.value for a in command.script_args]
     if None in words:
         return None  # `"$@"` and the like: which word lands at that index is not known
@@ -37,7 +46,10 @@ def args_file_config(project: Any, setup: Any, bases: list) -> Optional[tuple]:
     position = index - 1 if index > 0 else index
     if not -len(argv) <= position < len(argv):
         return None
-    word = argv[position]
+    return _deepspeed_entry(project, argv[position], kind, bases, span)
+
+
+def _deepspeed_entry(project: Any, word: str, kind: str, bases: list, span: Any) -> Optional[tuple]:
     if not word.endswith(_SUFFIXES[kind]):
         return None
     content = _read(project, word, kind, bases)

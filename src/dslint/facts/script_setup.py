@@ -823,7 +823,8 @@ class _Extractor:
         """The one `parser.parse_json_file(sys.argv[i])` / `parse_yaml_file(...)` of an HfArgumentParser
         of TrainingArguments (or a subclass), the path `sys.argv[i]` (or `os.path.abspath(...)` of it),
         run unconditionally or under tests of sys.argv alone (HF's `if len(sys.argv) == 2 and
-        sys.argv[1].endswith(".json")`): (i, "json"/"yaml", span, under such a test); None otherwise."""
+        sys.argv[1].endswith(".json")`): (i, "json"/"yaml", span, under such a test); i is (the options, the
+        default) for the value of a command-line option (`json_file=args.train_args_file`); None otherwise."""
         found = []
         for method, kind, keyword in (("parse_json_file", "json", "json_file"), ("parse_yaml_file", "yaml", "yaml_file")):
             for site in self.f.method_calls(method):
@@ -846,6 +847,12 @@ class _Extractor:
         if isinstance(path, ast.Call) and self.f.callee_name(path) in ("os.path.abspath", "pathlib.Path") \
                 and len(path.args) == 1 and not path.keywords:
             path = self.model.value_of(path.args[0])
+        if isinstance(path, ast.Attribute) and _reads_command_line(self.model, path):
+            # `parse_json_file(json_file=args.train_args_file)`: the option's value on the launch line, or its default
+            options, default = self.options_for(path.attr)
+            if not options:
+                return None
+            return (options, default), kind, self.span(site.node), False
         if not (isinstance(path, ast.Subscript) and self.model.resolve(path.value) == "sys.argv"):
             return None
         index = _literal(path.slice)
