@@ -32,6 +32,7 @@ DATASETS = ("torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "tor
              "torch.utils.data.dataset.IterableDataset")
 # Words of a name that may hold model state (GPU tensors): such a save proves nothing about the device.
 _RNG_GETTERS = re.compile(r"get_rng_state(_all)?$|getstate$|get_state$")
+_SCHEDULER = re.compile(r"(^|[._])(lr_)?sched(uler)?$", re.IGNORECASE)
 _STATE_WORDS = re.compile(r"state|model|net|optim|ckpt|checkpoint|weight|param|module|engine|sd\b", re.IGNORECASE)
 
 
@@ -117,13 +118,17 @@ def _file_names(path: ast.AST) -> set:
 
 def may_be_state(expr: ast.AST) -> bool:
     """May the saved value hold model state on a GPU (`model.state_dict()`, `{"model": net, ...}`,
-    `ckpt`)? `x.cpu()` and RNG states (`torch.get_rng_state()`, CPU byte tensors) do not; a dict
+    `ckpt`)? `x.cpu()`, RNG states (`torch.get_rng_state()`, CPU byte tensors) and an LR scheduler's
+    `scheduler.state_dict()` (numbers) do not; a dict
     may when one of its values may."""
     if isinstance(expr, ast.Dict):
         return any(may_be_state(v) for v in expr.values if v is not None) or any(v is None for v in expr.values)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and (
             expr.func.attr == "cpu" or _RNG_GETTERS.match(expr.func.attr)):
         return False
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "state_dict" \
+            and _SCHEDULER.search(dotted(expr.func.value) or ""):
+        return False  # an LR scheduler's state: its step count and learning rates, Python numbers
     for node in ast.walk(expr):
         word = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else None
         if word and _STATE_WORDS.search(word):

@@ -5,9 +5,11 @@ of CPU tensors, or the rank's own file, for a reason that lives in another modul
 - it sits in a method of a class that derives from `torch.utils.data.Dataset` through project
   classes of other modules (`class ShapeDataset(CachedDataset)`, `CachedDataset` in `data/base.py`):
   DataLoader workers run without CUDA;
-- its path ends in a file name (`lang / "vocab.pt"`) that another project module (a preparation
-  script) saves data (or a command-line namespace) into, from the CPU, and no module saves model
-  state under that name;
+- its path ends in a file name (`lang / "vocab.pt"`, or a constant naming one: `ckpt / CONSOLIDATE_NAME`
+  with `from checkpoint import CONSOLIDATE_NAME`) that another project module (a preparation script)
+  saves data (or a command-line namespace) into, from the CPU, or writes with torch's
+  `dcp_to_torch_save` (a consolidated checkpoint of CPU tensors), and no module saves model state
+  under that name;
 - its path holds `self.rank`, which a base class in another module sets to the process's rank
   (`self.rank = dist.get_rank()`), and no class of the lineage sets otherwise.
 
@@ -93,40 +95,78 @@ def _stored_value(model, target: ast.AST) -> Optional[ast.AST]:
 
 @summary_extractor("saved_file_names")
 def saved_file_names(facts: ScriptFacts) -> tuple:
-    """(file names saved from the CPU, file names saved from what may be model state): the last part
-    of each `torch.save` path that ends in a literal file name (`lang_dir / "L.pt"`)."""
+    """(file names saved from the CPU, file names saved from what may be model state, and the same two
+    for paths ending in a name imported from a project module, as written: `f"{d}/{NAME}"`): the last
+    part of each `torch.save` path that ends in a literal file name (`lang_dir / "L.pt"`)."""
     sites = facts.calls_to("torch.save")
-    if not sites:
+    consolidated = facts.calls_to(*_DCP_TO_TORCH)
+    if not sites and not consolidated:
         return ((), ())
-    model = None
-    cpu, state = set(), set()
+    model = semantic_model(facts)
+    known = _file_constant(model)
+    cpu, state, cpu_imported, state_imported = set(), set(), set(), set()
+
+    def add(path: ast.AST, from_cpu: bool) -> None:
+        name = final_file_name(path, known)
+        if name is not None:
+            (cpu if from_cpu else state).add(name)
+            return
+        local = _imported_last_part(model, path)
+        if local is not None:
+            (cpu_imported if from_cpu else state_imported).add(local)
+
+    for site in consolidated:  # torch/distributed/checkpoint/format_utils.py: loads the DCP on the CPU, torch.saves it
+        path = site.argument(1, "torch_save_path")
+        if path is not None:
+            add(path, True)
     for site in sites:
         value, path = site.argument(0, "obj"), site.argument(1, "f")
-        name = final_file_name(path) if path is not None else None
-        if name is None or value is None:
+        if path is None or value is None:
             continue
-        model = model or semantic_model(facts)
         saved = model.value_of(value)
         # (a bare name left, a parameter or one bound in several places, may be anything: counted as state)
-        if saved_namespace(model, value):
-            cpu.add(name)
-        elif isinstance(saved, ast.Name) or (may_be_state(saved) and not plain_state_dict(facts, value, site.ctx)):
-            state.add(name)
-        else:
-            cpu.add(name)
-    return tuple(sorted(cpu)), tuple(sorted(state))
+        add(path, saved_namespace(model, value) or not (
+            isinstance(saved, ast.Name) or (may_be_state(saved) and not plain_state_dict(facts, value, site.ctx))))
+    found = (tuple(sorted(cpu)), tuple(sorted(state)))
+    return found + (tuple(sorted(cpu_imported)), tuple(sorted(state_imported))) if cpu_imported or state_imported \
+        else found
 
 
-def final_file_name(path: ast.AST) -> Optional[str]:
+_DCP_TO_TORCH = ("torch.distributed.checkpoint.format_utils.dcp_to_torch_save",)
+
+
+def _file_constant(model):
+    """`known` for final_file_name: the string a name of the module is bound to once, else None."""
+    from .values import UNKNOWN, constant
+
+    def known(expr: ast.AST) -> Optional[str]:
+        value = constant(model, expr)
+        return value if isinstance(value, str) and value is not UNKNOWN else None
+
+    return known
+
+
+def final_file_name(path: ast.AST, known=None) -> Optional[str]:
     """The file name a path expression ends in when its last part is a literal one (`"vocab.pt"`,
-    `d / "L.pt"`, `os.path.join(d, "L.pt")`, `f"{d}/feats.pt"`): a name with a stem and a suffix."""
+    `d / "L.pt"`, `os.path.join(d, "L.pt")`, `f"{d}/feats.pt"`), or a name `known(name)` gives a
+    string for (`d / NAME`): a name with a stem and a suffix."""
     last, joined = path, False
     while True:
-        if isinstance(last, ast.BinOp) and isinstance(last.op, (ast.Div, ast.Add)):
+        if isinstance(last, ast.Call) and (dotted(last.func) or "") in ("str", "Path", "pathlib.Path") \
+                and len(last.args) == 1 and not last.keywords:
+            last = last.args[0]
+        elif isinstance(last, ast.FormattedValue) and known is not None:
+            last = last.value
+        elif isinstance(last, (ast.Name, ast.Attribute)) and known is not None and known(last) is not None:
+            last = ast.Constant(known(last))
+        elif isinstance(last, ast.BinOp) and isinstance(last.op, (ast.Div, ast.Add)):
             last = last.right
         elif isinstance(last, ast.JoinedStr) and last.values:
-            joined = len(last.values) > 1
-            last = last.values[-1]
+            parts = last.values
+            # (`f"{d}/{NAME}"`: the last part is a whole file name; `f"{prefix}_L.pt"` only its end)
+            joined = len(parts) > 1 and not (isinstance(parts[-1], ast.FormattedValue) and isinstance(parts[-2], ast.Constant)
+                                             and str(parts[-2].value).endswith("/"))
+            last = parts[-1]
         elif isinstance(last, ast.Call) and last.args and (dotted(last.func) or "").endswith("join") and not last.keywords:
             last = last.args[-1]
         else:
@@ -155,9 +195,14 @@ def load_hints(facts: ScriptFacts, site: CallSite) -> tuple:
         return tuple(hints)
     model = semantic_model(facts)
     values = model.values_of(path)
-    names = {final_file_name(v) for v in values}
+    known = _file_constant(model)
+    names = {final_file_name(v, known) for v in values}
     if len(names) == 1 and None not in names:
         hints.append(("file", names.pop()))
+    elif len(values) == 1:  # `ckpt / CONSOLIDATE_NAME` of `from lingua.checkpoint import CONSOLIDATE_NAME`
+        local = _imported_last_part(model, values[0])
+        if local is not None:
+            hints.append(("file-constant", local))
     if top and function is not None and "rank" in facts.text:
         attrs = _inherited_rank_reads(model, values, function, klass)
         if attrs:
@@ -201,9 +246,36 @@ def _is_callee(model, node: ast.AST) -> bool:
 
 # -- the project phase ---------------------------------------------------------------------------
 
+def _imported_last_part(model, path: ast.AST) -> Optional[str]:
+    """The name imported from a project module that a path ends in (`d / NAME`, `os.path.join(d, NAME)`,
+    `f"{d}/{NAME}"`), as written; None otherwise."""
+    from .config_dicts import _project_import
+
+    last = path
+    for _ in range(6):
+        if isinstance(last, ast.Call) and (dotted(last.func) or "") in ("str", "Path", "pathlib.Path") and len(last.args) == 1:
+            last = last.args[0]
+        elif isinstance(last, ast.BinOp) and isinstance(last.op, ast.Div):
+            last = last.right
+        elif isinstance(last, ast.Call) and last.args and (dotted(last.func) or "").endswith("path.join"):
+            last = last.args[-1]
+        elif isinstance(last, ast.JoinedStr) and len(last.values) >= 2 and isinstance(last.values[-1], ast.FormattedValue) \
+                and isinstance(last.values[-2], ast.Constant) and str(last.values[-2].value).endswith("/"):
+            last = last.values[-1].value
+        else:
+            break
+    return _project_import(model, last) if isinstance(last, (ast.Name, ast.Attribute)) else None
+
+
 def cleared_elsewhere(project: "Project", path: str, hints: tuple) -> Optional[str]:
     """Why another module shows the load of `path` reads CPU tensors or the rank's own file, or None."""
     for hint in hints or ():
+        if hint[0] == "file-constant":
+            from .config_overlays import imported_values
+
+            name = imported_values(project.program, path)(hint[1])
+            if isinstance(name, str) and final_file_name(ast.Constant(name)) and _saved_as_data(project, name):
+                return f"another project module saves {name} from the CPU"
         if hint[0] == "dataset" and _derives_from(project, norm_path(path), hint[1], DATASETS):
             return "a Dataset reads its samples on the CPU"
         if hint[0] == "file" and _saved_as_data(project, hint[1]):
@@ -238,6 +310,17 @@ def _lineage(project: "Project", path: str, name: str, depth: int = 6) -> list:
             if found is not None:
                 todo.append(found)
     return out
+
+
+ITERABLE_DATASETS = ("torch.utils.data.IterableDataset", "torch.utils.data.dataset.IterableDataset",
+                     "torch.utils.data.IterDataPipe", "torch.utils.data.datapipes.datapipe.IterDataPipe")
+
+
+def imported_class_derives_from(project: "Project", path: str, local: str, qualnames: tuple) -> bool:
+    """Does the project class the (dotted) name `local` of `path` imports derive, through project
+    classes, from one of `qualnames` (`class Packed(IterableDataset)` in data/packed.py)?"""
+    found = _class_ref(project, norm_path(path), local, 0)
+    return found is not None and _derives_from(project, found[0], found[1], qualnames)
 
 
 def _derives_from(project: "Project", path: str, name: str, qualnames: tuple) -> bool:
@@ -291,14 +374,21 @@ def _class_ref(project: "Project", importer: str, local: str, depth: int) -> Opt
 
 def _saved_as_data(project: "Project", name: str) -> bool:
     """Does some project module save `name` from the CPU, and none from what may be model state?"""
+    from .config_overlays import imported_values
+
     cpu = False
-    for summary in project.scripts.values():
+    for path, summary in project.scripts.items():
         found = summary.extra.get("saved_file_names") if summary is not None else None
         if not found:
             continue
-        if name in found[1]:
+        cpu_names, state_names = set(found[0]), set(found[1])
+        if len(found) > 2:  # (names imported from another module: their values)
+            lookup = imported_values(project.program, path)
+            cpu_names |= {lookup(local) for local in found[2]}
+            state_names |= {lookup(local) for local in found[3]}
+        if name in state_names:
             return False
-        cpu = cpu or name in found[0]
+        cpu = cpu or name in cpu_names
     return cpu
 
 

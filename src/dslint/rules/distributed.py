@@ -16,6 +16,7 @@ from ..facts.engine_params import engine_bypasses
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method
+from ..facts.program_loads import ITERABLE_DATASETS, imported_class_derives_from
 from ..sources.names import is_library
 from ..facts.objects import arguments_for
 from ..facts.values import UNKNOWN, constructor_fields, imported_constructor_fields, traced_constant
@@ -221,8 +222,23 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
                      "reads all the data; pass sampler=DistributedSampler(dataset)",
                      fix=make_fix("add-distributed-sampler", "Use sampler=DistributedSampler(dataset) (drops shuffle=)",
                                   Applicability.UNSAFE, **params) if params else None,
-                     needs=("plain-data-parallel-program", (("passed_into", _passed_into(site)),)))
+                     needs=("plain-data-parallel-program", (("passed_into", _passed_into(site)),
+                                                             ("dataset_class", _imported_dataset_class(ctx, dataset)))))
     yield from _loader_factory_calls(ctx, why)
+
+
+def _imported_dataset_class(ctx: PythonContext, dataset: ast.AST) -> Optional[str]:
+    """The name (as written) of the project class imported from another module that builds the
+    dataset (`ds = PackedDataset(...)` with `from data.packed import PackedDataset`), else None."""
+    from ..facts.config_dicts import _project_import
+
+    model = semantic_model(ctx.facts)
+    for expr in dataset_origins(model, dataset):
+        if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute)):
+            found = _project_import(model, expr.func)
+            if found is not None:
+                return found
+    return None
 
 
 def _loader_factory_calls(ctx: PythonContext, why: str) -> Iterator[Report]:
@@ -326,6 +342,9 @@ def _decide_plain_data_parallel(finding, project, params):
     one process."""
     if project.program.model_parallelism(finding.path) or single_process_launches(project, finding.path):
         return None
+    dataset = params.get("dataset_class")
+    if dataset and imported_class_derives_from(project, finding.path, dataset, ITERABLE_DATASETS):
+        return None  # an IterableDataset of another module: it shards itself, or cannot take a sampler
     passed = params.get("passed_into")
     found = project.program.function_called(finding.path, passed[0]) if passed else None
     if found is not None:  # `EvalCallback(DataLoader(ds))`, EvalCallback(val_loader) of another module
