@@ -159,7 +159,7 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
     if _unit_test_helper(facts, function) or _forward_of_a_class(facts, function):
         return None
     calls = model.calls_in(function)
-    if _wants_grad(model, function, calls) or _output_trained_on(model, facts, function):
+    if _wants_grad(model, function, calls) or _output_trained_on(model, facts, function) or _sets_requires_grad(function):
         return None
     if any(_method_of(model, c, ("train",), key) for c in calls) and not _train_only_at_the_end(model, function, key):
         return None
@@ -187,6 +187,14 @@ def _decide_eval_helper(finding, project, params):
     return None if modes and not any(modes) else finding
 
 
+def _sets_requires_grad(scope: ast.AST) -> bool:
+    """`for p in model.parameters(): p.requires_grad = False`: the code sets autograd per tensor itself
+    (a freeze, as `.requires_grad_(False)` is; see _WANTS_GRAD)."""
+    return any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+        isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])) for node in ast.walk(scope))
+
+
 def _forward_of_a_class(facts: ScriptFacts, function: ast.AST) -> bool:
     """`forward` (or `__call__`) of a class: a module's forward runs in its caller's grad mode, and the
     caller decides (`@torch.no_grad() def generate(...): self.vocoder(x)`); the evaluation loop that
@@ -199,7 +207,7 @@ def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> 
     """An inference script written at module level: `model.eval()` then forwards, nothing trains anywhere."""
     facts = ctx.facts
     key = object_of(model, target)
-    if key is None or any(site.attr in _WANTS_GRAD for site in facts.calls):
+    if key is None or any(site.attr in _WANTS_GRAD for site in facts.calls) or _sets_requires_grad(facts.tree):
         return None
     if any(_method_of(model, site.node, ("train",), key) for site in facts.calls):
         return None
