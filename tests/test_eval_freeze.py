@@ -24,3 +24,13 @@ def test_a_per_parameter_freeze_is_a_freeze(project):
 
 def test_without_it_the_forward_records_its_graph(project):
     assert _codes(project, "") == ["DSL401"]
+
+
+def test_a_with_of_a_factory_chosen_between_no_grad_and_inference_mode_is_off(project):
+    chosen = ("    off = torch.inference_mode if net.training else torch.no_grad\n"
+              "    with off():\n        for _ in range(3):\n            net(torch.rand(1, 8))\n")
+    project.write({"export.py": "import torch\n\n\ndef export(net):\n    net.eval()\n" + chosen})
+    assert [f.code for f in project.check(select=["DSL401"]).findings] == []
+    project.write({"export.py": "import torch\n\n\ndef export(net):\n    net.eval()\n"
+                   + chosen.replace("torch.no_grad", "torch.enable_grad")})
+    assert [f.code for f in project.check(select=["DSL401"]).findings] == ["DSL401"]

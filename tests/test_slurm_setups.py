@@ -220,3 +220,24 @@ def test_a_launch_that_passes_the_option_leaves_the_templated_config_unknown(pro
     project.write({"pretrain.py": P16_SCRIPT, "configs/ds_zero2.json": P16_CONFIG,
                    "pretrain.sbatch": P16_SBATCH.replace("{extra}", " --zero-stage 3")})
     assert "DSL610" not in project.codes()
+
+
+FIXED = """import os
+
+import torch
+import torch.distributed as dist
+
+torch.cuda.set_device(0)
+dist.init_process_group("nccl", rank=int(os.environ["SLURM_PROCID"]), world_size=int(os.environ["SLURM_NTASKS"]))
+model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(8, 8).cuda(), device_ids=[0])
+"""
+
+
+def test_cuda_0_is_each_tasks_own_gpu_when_slurm_gives_every_task_its_own(project):
+    project.write({"train.sbatch": _job(gpus="--gpus-per-task=1"), "train.py": FIXED})
+    assert "DSL101" not in project.codes()
+
+
+def test_cuda_0_is_one_shared_gpu_when_the_tasks_share_the_nodes_gpus(project):
+    project.write({"train.sbatch": _job(), "train.py": FIXED})
+    assert "DSL101" in project.codes()

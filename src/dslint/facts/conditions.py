@@ -799,13 +799,21 @@ def grad_disabled_at(facts: ScriptFacts, ctx: Context) -> bool:
 
 def _turns_grad_off(model, expr: ast.AST) -> bool:
     """`torch.no_grad()`, `inference_mode()`, `set_grad_enabled(False)`, a name bound to one of
-    them, or a def of this module named like them, read through bindings."""
+    them, a call of a name bound to such factories (`(torch.inference_mode if fast else torch.no_grad)()`),
+    or a def of this module named like them, read through bindings."""
     from .objects import callee_name
 
     expr = model.value_of(expr)
     name = callee_name(model, expr)
     if name.endswith(_NO_GRAD):
         return True
+    if isinstance(expr, ast.Call) and not expr.args and not expr.keywords and isinstance(expr.func, ast.Name):
+        # `grad_off = torch.inference_mode if fast else torch.no_grad`, then `with grad_off():`
+        factory = model.value_of(expr.func)
+        arms = [factory.body, factory.orelse] if isinstance(factory, ast.IfExp) else [factory]
+        if factory is not expr.func and all(
+                isinstance(a, (ast.Name, ast.Attribute)) and (model.resolve(a) or "").endswith(_NO_GRAD) for a in arms):
+            return True
     return (name.endswith("set_grad_enabled") and isinstance(expr, ast.Call) and bool(expr.args)
             and literal(expr.args[0]) is False)
 

@@ -1705,6 +1705,20 @@ def launched_world_sizes(project: "Project", path: str) -> list:
     return [size for entry in entries for size in by_script.get(entry, ())]
 
 
+def own_gpu_per_process(project: "Project", path: str) -> bool:
+    """Does every launch of the program `path` runs in start its processes as Slurm tasks that each get
+    GPUs of their own (`srun` with `--gpus-per-task`, `--ntasks-per-gpu`, `--gpu-bind`, `--tres-per-task`,
+    here or in #SBATCH)? Slurm then sets each task's CUDA_VISIBLE_DEVICES, so `cuda:0` is the task's own
+    GPU. False when no launch line starts it."""
+    from .program import norm_path
+
+    entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
+    setups = [s for s in link_setups(project) if s.launch_path is not None and norm_path(s.script_path) in entries]
+    return bool(setups) and all(s.spawner_kind == "srun" and s.slurm_tasks_share_gpus is False
+                                and s.command is not None and "CUDA_VISIBLE_DEVICES" not in s.command.env
+                                for s in setups)
+
+
 def single_process_launches(project: "Project", path: str) -> bool:
     """Every launch line that starts the program of `path` starts one process (and there is one)."""
     sizes = launched_world_sizes(project, path)

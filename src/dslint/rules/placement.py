@@ -12,7 +12,7 @@ from ..facts.conditions import (compares_a_count_to_one, parallel_mode_switch, e
 from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
-from ..facts.link import launches_may_pass, single_process_launches
+from ..facts.link import launches_may_pass, own_gpu_per_process, single_process_launches
 from ..facts.loads import loads_cpu_tensors
 from ..facts.program import is_test_module, norm_path
 from ..facts.program_loads import cleared_elsewhere, load_hints, rank_passed_file
@@ -330,8 +330,8 @@ def _decide_fixed_device(finding, project, params):
     is a command-line default (`options`) that a launch line of the program passes, or may pass
     (`"$@"`, a variable dslint cannot read), or when it sits in a function nothing in the project calls
     (`unreferenced`: not named in its own module, and no other module imports or calls it)."""
-    if single_process_launches(project, finding.path):
-        return None
+    if single_process_launches(project, finding.path) or own_gpu_per_process(project, finding.path):
+        return None  # (one process, or Slurm tasks that each see only their own GPUs)
     name = params.get("unreferenced")
     if name and not project.program.referenced_elsewhere(finding.path, name):
         return None
@@ -344,8 +344,8 @@ def _decide_fixed_device(finding, project, params):
 def _decide_imported_device(finding, project, params):
     """Keep the finding when the imported name is a constant of a project module (maybe re-exported
     by a package) that is one fixed GPU, and a launch of its program starts several processes."""
-    if single_process_launches(project, finding.path):
-        return None
+    if single_process_launches(project, finding.path) or own_gpu_per_process(project, finding.path):
+        return None  # (one process, or Slurm tasks that each see only their own GPUs)
     found = project.program.exported_constant(norm_path(finding.path), params["local"], "value_constants")
     if found is None:
         return None
@@ -361,8 +361,8 @@ def _decide_imported_device(finding, project, params):
 def _decide_config_device(finding, project, params):
     """Keep the finding when the YAML leaf is one fixed GPU for every launch of the script, and a launch
     of its program starts several processes."""
-    if single_process_launches(project, finding.path):
-        return None
+    if single_process_launches(project, finding.path) or own_gpu_per_process(project, finding.path):
+        return None  # (one process, or Slurm tasks that each see only their own GPUs)
     read = ConfigObjectRead(params["how"], params["path"], params["name"], tuple(params["keys"]))
     value = config_read_value(project, finding.path, read)
     device = _fixed_gpu(value, params)
