@@ -1,0 +1,3 @@
+from .config import TrainCfg
+
+__all__ = ["TrainCfg"]

@@ -1,0 +1,27 @@
+import os
+from dataclasses import dataclass
+
+import torch.distributed as dist
+
+
+@dataclass(frozen=True)
+class DistEnv:
+    rank: int
+    local_rank: int
+    world_size: int
+
+    @classmethod
+    def from_env(cls) -> "DistEnv":
+        return cls(
+            rank=int(os.environ["RANK"]),
+            local_rank=int(os.environ["LOCAL_RANK"]),
+            world_size=int(os.environ["WORLD_SIZE"]),
+        )
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+
+def start(env: DistEnv) -> None:
+    dist.init_process_group("nccl", rank=env.rank, world_size=env.world_size)

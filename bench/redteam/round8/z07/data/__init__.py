@@ -1,0 +1,3 @@
+from .loaders import make_train_loader
+
+__all__ = ["make_train_loader"]

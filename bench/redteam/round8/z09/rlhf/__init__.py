@@ -1,0 +1,1 @@
+from .dpo import DPOLearner

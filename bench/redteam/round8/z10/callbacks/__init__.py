@@ -1,0 +1,1 @@
+from .export import ExportOnSave

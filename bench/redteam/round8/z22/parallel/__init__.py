@@ -1,0 +1,1 @@
+from .dims import ParallelDims, build_mesh
