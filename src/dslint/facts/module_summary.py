@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from ..sources.names import dotted, is_library, root_name
@@ -217,6 +218,7 @@ class _Summariser:
         self.facts = facts
         self.model = semantic_model(facts)
         self._inside: Optional[dict] = None
+        self._self_stores: Optional[dict] = None
         loaders = facts.calls_to(DATALOADER)
         self.builds_loaders = bool(loaders)  # else no function returns one
         # Names a DataLoader is assigned to: the only names worth following to one.
@@ -446,10 +448,7 @@ class _Summariser:
         """ClassSummary.attributes: every `self.x` a method of the class stores (any statement),
         with the loader kind when each store is `self.x = <a DataLoader of this module>`."""
         found: dict = {}
-        for attr, where in self.facts.of_type(ast.Attribute):
-            if not isinstance(attr.ctx, ast.Store) or where.class_ is not node or where.function is None \
-                    or not isinstance(attr.value, ast.Name) or attr.value.id != "self":
-                continue
+        for attr, where in self.self_stores().get(id(node), ()):
             parent = where.parent
             kind, row = None, 0
             if isinstance(parent, ast.Assign) and parent.targets == [attr]:
@@ -461,6 +460,20 @@ class _Summariser:
             elif seen[0] != (kind or ""):
                 found[name] = ("", 0)
         return found
+
+    def self_stores(self) -> dict:
+        """id(class) -> the (`self.x` store, context) pairs in its methods, in index order: built once,
+        not one pass over every attribute of the module per class."""
+        if self._self_stores is None:
+            index: dict = {}
+            Store, Name = ast.Store, ast.Name
+            for attr, where in self.facts.of_type(ast.Attribute):
+                if type(attr.ctx) is not Store or where.class_ is None or where.function is None \
+                        or not isinstance(attr.value, Name) or attr.value.id != "self":
+                    continue
+                index.setdefault(id(where.class_), []).append((attr, where))
+            self._self_stores = index
+        return self._self_stores
 
     def wrapper_kind(self, expr: ast.AST) -> Optional[str]:
         """"DDP", "FSDP" or "engine" when `expr` holds a wrapper built in this module."""
@@ -1028,6 +1041,15 @@ def _keep_what_matters(exports: ModuleExports) -> None:
 # DeepSpeed pipelines, torch pipelining: what shows that ranks are split into model-parallel groups.
 _MODEL_PARALLEL_ATTRS = re.compile(r"(tensor|pipeline|model|sequence|context|expert)_(model_)?parallel|"
                                    r"initialize_model_parallel|get_data_parallel_(rank|world_size|group)")
+
+
+@lru_cache(maxsize=8192)
+def _parallel_attr(attr: str) -> bool:
+    """Does a called name split ranks into model-parallel groups (`_MODEL_PARALLEL_ATTRS`)? Memoised:
+    every call site of every module asks."""
+    return _MODEL_PARALLEL_ATTRS.search(attr) is not None
+
+
 _MODEL_PARALLEL_CALLS = ("deepspeed.pipe.PipelineModule", "torch.distributed.pipelining.pipeline",
                          "torch.distributed.tensor.parallel.parallelize_module", "torch.distributed.new_subgroups")
 
@@ -1044,6 +1066,6 @@ def model_parallelism(facts: ScriptFacts) -> Optional[str]:
                 return "a multi-dimensional device mesh"
         if q == "torch.distributed.new_group" and (site.node.args or site.keyword("ranks") is not None):
             return "torch.distributed.new_group(ranks)"
-        if site.attr and _MODEL_PARALLEL_ATTRS.search(site.attr):
+        if site.attr and _parallel_attr(site.attr):
             return f"{site.attr}()"
     return None
