@@ -20,7 +20,8 @@ from .results import INTERNAL_ERROR, SYNTAX_ERROR, UNREADABLE, FileResult, engin
 from .suppression import parse_noqa
 
 
-FRAMEWORK_WORDS = re.compile(rb"torch|deepspeed|lightning|accelerate|transformers")
+_FRAMEWORK_WORD_LIST = ("torch", "deepspeed", "lightning", "accelerate", "transformers")
+FRAMEWORK_WORDS = re.compile("|".join(_FRAMEWORK_WORD_LIST).encode())
 
 
 
@@ -146,7 +147,7 @@ def check_python(source: SourceFile, text: str, settings: Settings, prefilter: b
     from ..facts.summary import summarize
     from ..rules.context import PythonContext
 
-    if prefilter and not FRAMEWORK_WORDS.search(text.encode("utf-8", "surrogatepass")):
+    if prefilter and not any(word in text for word in _FRAMEWORK_WORD_LIST):  # (FRAMEWORK_WORDS' answer, no encoding)
         return FileResult(source, PLAIN)  # summarised later if a checked module imports it
     noqa, file_noqa = parse_noqa(text)
     result = FileResult(source, "python", noqa=noqa, file_noqa=file_noqa)

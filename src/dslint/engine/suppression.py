@@ -27,7 +27,6 @@ NOQA_LINE = re.compile(r"#[ \t]*noqa[ \t]*:[ \t]*(?P<codes>[A-Z]+\d+(?:[ \t]*,[ 
 NOQA_FILE = re.compile(r"^[ \t]*#[ \t]*dslint[ \t]*:[ \t]*noqa[ \t]*"
                        r"(?::[ \t]*(?P<codes>[A-Z]+\d+(?:[ \t]*,[ \t]*[A-Z]+\d+)*))?[ \t]*\r?$",
                        re.IGNORECASE | re.MULTILINE)
-ANY_NOQA = re.compile("noqa", re.IGNORECASE)
 CODE = re.compile(r"[A-Z]+\d+", re.IGNORECASE)
 UNUSED_NOQA = "DSL004"
 ENGINE_CODES = ("DSL001", "DSL002", "DSL003")  # never silenced: the file was not (fully) checked
@@ -37,7 +36,7 @@ RULE_CRASH = re.compile(r"internal error (?:in rule|deciding) (DSL\d+) ")
 def parse_noqa(text: str):
     """(row -> set of DSL codes, file level): file level is False, True (every code) or a
     frozenset of codes."""
-    if "noqa" not in text and not ANY_NOQA.search(text):
+    if "noqa" not in text and "noqa" not in text.lower():  # (a case-blind `noqa` search, a few times faster than a regex)
         return {}, False
     if "\r" in text:  # rows as Python counts them: a lone \r ends a line too (only rows are read here)
         text = text.replace("\r\n", "\n").replace("\r", "\n")

@@ -260,6 +260,9 @@ class SemanticModel:
         self._parents: Optional[dict[int, ast.AST]] = None  # id(node) -> the node holding it
         # Derived facts layers (facts/values.py) keep what they computed from this model here.
         self.memo: dict = {}
+        # (name, id(node)) -> (node, bindings) of `reaching`: rules and summaries ask the same
+        # question again for one use (half of the queries); the node is kept so its id stays its own.
+        self._reached: dict = {}
 
     def __del__(self) -> None:
         # Scopes and bindings point at each other. Breaking those cycles when the model goes
@@ -273,6 +276,7 @@ class SemanticModel:
             scope._self_bindings = {}
             scope._self_attrs = None
             scope.parent = None
+        self._reached = {}
 
     @property
     def facts(self) -> ScriptFacts:
@@ -357,14 +361,18 @@ class SemanticModel:
             parents = self._parents = {}
             # `ast.walk` + `ast.iter_child_nodes` (the same breadth-first order), without their generators.
             AST, context = ast.AST, ast.expr_context
+            leaves = (ast.Name, ast.Constant)  # (no child but a context: held, never walked)
             todo = [self.tree]
+            append = todo.append
             for holder in todo:
                 for name in holder._fields:
                     value = getattr(holder, name, None)
                     for child in (value if type(value) is list else (value,)):
-                        if isinstance(child, AST) and not isinstance(child, context):  # contexts: shared singletons
+                        if type(child) in leaves:
                             parents[id(child)] = holder
-                            todo.append(child)
+                        elif isinstance(child, AST) and not isinstance(child, context):  # contexts: shared singletons
+                            parents[id(child)] = holder
+                            append(child)
         return parents.get(id(node))
 
     # -- which binding reaches -----------------------------------------------------------------
@@ -377,7 +385,11 @@ class SemanticModel:
         `at` and any before it that a branch, loop or `try` may have skipped, plus the bindings a
         loop around `at` carries back. From an enclosing function or the module: all its bindings.
         """
-        return self._reaching_in(name, at, self.scope_of(at))
+        key = (name, id(at))
+        found = self._reached.get(key)
+        if found is None or found[0] is not at:
+            found = self._reached[key] = (at, self._reaching_in(name, at, self.scope_of(at)))
+        return list(found[1])
 
     def _reaching_in(self, name: str, at: ast.AST, scope: Scope) -> list[Binding]:
         pos = _position(at) or (0, 0)

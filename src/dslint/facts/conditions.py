@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Optional
 
@@ -616,6 +617,7 @@ def _dotted_text(node: ast.AST) -> Optional[str]:
     return ".".join([node.id, *reversed(parts)])
 
 
+@lru_cache(maxsize=8192)  # (the same names are asked about again and again)
 def _rank_word(name: str, main: bool = False) -> bool:
     return bool(RANK_WORDS.search(name) or (main and _MAIN_WORDS.search(name)))
 

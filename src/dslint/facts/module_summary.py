@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from ..sources.names import dotted, is_library, root_name
@@ -200,8 +201,10 @@ def imports_of(facts: ScriptFacts) -> list[ImportRef]:
 
 def has_main_guard(tree: ast.Module) -> bool:
     for stmt in tree.body:
-        if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test) and "__name__" in ast.unparse(stmt.test):
-            return True
+        if isinstance(stmt, ast.If):
+            test = ast.unparse(stmt.test)
+            if "__main__" in test and "__name__" in test:
+                return True
     return False
 
 
@@ -215,6 +218,7 @@ class _Summariser:
         self.facts = facts
         self.model = semantic_model(facts)
         self._inside: Optional[dict] = None
+        self._self_stores: Optional[dict] = None
         loaders = facts.calls_to(DATALOADER)
         self.builds_loaders = bool(loaders)  # else no function returns one
         # Names a DataLoader is assigned to: the only names worth following to one.
@@ -448,10 +452,7 @@ class _Summariser:
         """ClassSummary.attributes: every `self.x` a method of the class stores (any statement),
         with the loader kind when each store is `self.x = <a DataLoader of this module>`."""
         found: dict = {}
-        for attr, where in self.facts.of_type(ast.Attribute):
-            if not isinstance(attr.ctx, ast.Store) or where.class_ is not node or where.function is None \
-                    or not isinstance(attr.value, ast.Name) or attr.value.id != "self":
-                continue
+        for attr, where in self.self_stores().get(id(node), ()):
             parent = where.parent
             kind, row = None, 0
             if isinstance(parent, ast.Assign) and parent.targets == [attr]:
@@ -463,6 +464,20 @@ class _Summariser:
             elif seen[0] != (kind or ""):
                 found[name] = ("", 0)
         return found
+
+    def self_stores(self) -> dict:
+        """id(class) -> the (`self.x` store, context) pairs in its methods, in index order: built once,
+        not one pass over every attribute of the module per class."""
+        if self._self_stores is None:
+            index: dict = {}
+            Store, Name = ast.Store, ast.Name
+            for attr, where in self.facts.of_type(ast.Attribute):
+                if type(attr.ctx) is not Store or where.class_ is None or where.function is None \
+                        or not isinstance(attr.value, Name) or attr.value.id != "self":
+                    continue
+                index.setdefault(id(where.class_), []).append((attr, where))
+            self._self_stores = index
+        return self._self_stores
 
     def wrapper_kind(self, expr: ast.AST) -> Optional[str]:
         """"DDP", "FSDP" or "engine" when `expr` holds a wrapper built in this module."""
@@ -791,7 +806,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         target = exports.functions.get(read.function) if read.param else None
         if target is not None:
             target.unsharded_reads += ((read.param, read.position, read.what, facts.lines.span_of_node(read.node)),)
-    if _RANK_WORDS.search(facts.text):
+    if any(word in facts.text for word in _RANK_WORD_LIST):  # (`in` scans ~4x faster than the regex)
         lines = facts.lines
         for stmt in tree.body:
             if isinstance(stmt, ast.FunctionDef) and isinstance(stmt.body[-1], ast.Return) and _RANK_WORDS.search(
@@ -816,7 +831,8 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
 # What a function returning a rank reads (RANK, LOCAL_RANK, get_rank(), SLURM_PROCID, process_index...):
 # a function whose text has none of these words returns no rank (one that only calls a helper
 # returning it is left out), and is not looked at.
-_RANK_WORDS = re.compile(r"RANK|PROCID|LOCALID|get_rank|local_rank|global_rank|process_index|\.rank\(")
+_RANK_WORD_LIST = ("RANK", "PROCID", "LOCALID", "get_rank", "local_rank", "global_rank", "process_index", ".rank(")
+_RANK_WORDS = re.compile("|".join(map(re.escape, _RANK_WORD_LIST)))
 _NEUTRAL_RANKS = (0, -1)  # what a helper returns when not distributed (`if not dist.is_initialized(): return 0`)
 
 
@@ -956,7 +972,7 @@ def _called_with_grad(facts: ScriptFacts, imported: set, called: set) -> tuple:
     followed, which would cost a walk per call)."""
     from .conditions import grad_disabled_at
 
-    if not _GRAD_OFF_WORDS.search(facts.text):
+    if not any(word in facts.text for word in _GRAD_OFF_WORDS):
         return tuple(sorted(called))
     return tuple(sorted({local for site, local in _project_call_sites(facts, imported, called)
                          if not grad_disabled_at(facts, site.ctx)}))
@@ -973,7 +989,7 @@ def _project_call_sites(facts: ScriptFacts, imported: set, called: set):
             yield site, local
 
 
-_GRAD_OFF_WORDS = re.compile(r"no_grad|inference_mode|set_grad_enabled")
+_GRAD_OFF_WORDS = ("no_grad", "inference_mode", "set_grad_enabled")
 
 
 def import_time_cuda(facts: ScriptFacts) -> Optional[tuple]:
@@ -1030,6 +1046,15 @@ def _keep_what_matters(exports: ModuleExports) -> None:
 # DeepSpeed pipelines, torch pipelining: what shows that ranks are split into model-parallel groups.
 _MODEL_PARALLEL_ATTRS = re.compile(r"(tensor|pipeline|model|sequence|context|expert)_(model_)?parallel|"
                                    r"initialize_model_parallel|get_data_parallel_(rank|world_size|group)")
+
+
+@lru_cache(maxsize=8192)
+def _parallel_attr(attr: str) -> bool:
+    """Does a called name split ranks into model-parallel groups (`_MODEL_PARALLEL_ATTRS`)? Memoised:
+    every call site of every module asks."""
+    return _MODEL_PARALLEL_ATTRS.search(attr) is not None
+
+
 _MODEL_PARALLEL_CALLS = ("deepspeed.pipe.PipelineModule", "torch.distributed.pipelining.pipeline",
                          "torch.distributed.tensor.parallel.parallelize_module", "torch.distributed.new_subgroups")
 
@@ -1046,6 +1071,6 @@ def model_parallelism(facts: ScriptFacts) -> Optional[str]:
                 return "a multi-dimensional device mesh"
         if q == "torch.distributed.new_group" and (site.node.args or site.keyword("ranks") is not None):
             return "torch.distributed.new_group(ranks)"
-        if site.attr and _MODEL_PARALLEL_ATTRS.search(site.attr):
+        if site.attr and _parallel_attr(site.attr):
             return f"{site.attr}()"
     return None
