@@ -59,3 +59,13 @@ def test_a_map_style_dataset_of_another_module_still_needs_one(project):
                                                                    "def __getitem__(self, i):\n        return i\n\n    def __len__(self):\n        return 1000")
     project.write({"data/__init__.py": "", "data/shards.py": mapped, "train.py": "from data.shards import Shards\n" + TRAIN})
     assert _rows(project, "DSL301") == [("train.py", 15)]
+
+
+def test_a_weights_file_name_another_tool_saves_data_under_clears_nothing(project):
+    loader = HEAD + "    state = torch.load(os.path.join(sys.argv[1], WEIGHTS))\n" + TAIL
+    tool = "import torch\n\nsave_dict = {'a': 1}\ntorch.save(save_dict, './clip/pytorch_model.bin')\n"
+    project.write({"train.py": "WEIGHTS = 'pytorch_model.bin'\n" + loader, "tools/extract.py": tool})
+    assert _rows(project, "DSL102") == [("train.py", 12)]
+    project.write({"train.py": "WEIGHTS = 'vocab.pt'\n" + loader,
+                   "tools/extract.py": tool.replace("pytorch_model.bin", "vocab.pt")})
+    assert _rows(project, "DSL102") == []

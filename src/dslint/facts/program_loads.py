@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
+import re
 from typing import TYPE_CHECKING, Optional
 
 from ..sources.names import dotted
@@ -372,10 +373,18 @@ def _class_ref(project: "Project", importer: str, local: str, depth: int) -> Opt
     return None
 
 
+# File names that say they hold a model's or optimizer's state (`pytorch_model.bin`, `optimizer.pt`).
+_WEIGHTS_FILE = re.compile(r"model|weight|optim|ckpt|checkpoint|state_dict|engine|adapter", re.IGNORECASE)
+
+
 def _saved_as_data(project: "Project", name: str) -> bool:
-    """Does some project module save `name` from the CPU, and none from what may be model state?"""
+    """Does some project module save `name` from the CPU, and none from what may be model state? Never
+    for a name that says it holds model state (`pytorch_model.bin`, `optimizer.pt`): another program's
+    module saving data under such a generic name says nothing about this one's file."""
     from .config_overlays import imported_values
 
+    if _WEIGHTS_FILE.search(name.rpartition(".")[0]):
+        return False
     cpu = False
     for path, summary in project.scripts.items():
         found = summary.extra.get("saved_file_names") if summary is not None else None
