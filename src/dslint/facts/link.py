@@ -579,6 +579,8 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
         setup.lightning = _factory_lightning(project, setup)
     if setup.lightning is not None and setup.lightning.strategy_splats is not None:  # `DeepSpeedStrategy(**KW)`
         setup.lightning = resolved_lightning_site(project.program, setup.lightning, setup.lightning.path or script)
+    if setup.lightning is not None and (setup.lightning.devices_field or setup.lightning.num_nodes_field):
+        setup.lightning = _lightning_class_defaults(project, setup.lightning, setup.lightning.path or script)
     if setup.lightning is not None and setup.lightning.devices_options:
         args = script_args(command)
         given = option_value(args, setup.lightning.devices_options)
@@ -640,6 +642,21 @@ def _yaml_config(project: "Project", setup: TrainingSetup, link: ConfigLink, fou
         return
     link.value, link.how = doc.value, f"{link.how} (YAML, read with yaml.safe_load)"
     link.key_spans, link.key_path = yaml_configs.config_keys(doc), display
+
+
+def _lightning_class_defaults(project: "Project", site, module: str):
+    """`Fabric(devices=s.devices, num_nodes=s.num_nodes)` with `s` another module's dataclass at its defaults:
+    the site with those defaults when they are ints (else unknown, as before)."""
+    from .values import UNKNOWN
+
+    changes = {}
+    for field, attribute in (("devices_field", "devices"), ("num_nodes_field", "num_nodes")):
+        found = getattr(site, field)
+        if found is not None:
+            value = _class_default(project, module, found[0], found[1])
+            if value is not UNKNOWN and isinstance(value, int) and not isinstance(value, bool):
+                changes[attribute] = value
+    return dataclasses.replace(site, **changes) if changes else site
 
 
 def _class_default(project: "Project", script: str, klass: str, name: str) -> Any:

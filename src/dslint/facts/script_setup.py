@@ -155,6 +155,10 @@ class LightningSite:
     # line (option_defaults.launched_int; `num_nodes_direct`: the option itself, not a value computed from it)
     num_nodes_options: tuple = ()
     num_nodes_direct: bool = False
+    # `devices=s.devices` / `num_nodes=s.num_nodes` of an instance of another module's class kept at its
+    # defaults (`s = FabricSettings()`): (class, field); the linker reads the default (link._class_default)
+    devices_field: Optional[tuple] = None
+    num_nodes_field: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -901,10 +905,17 @@ class _Extractor:
                 devices_options = argparse_options(model, source[0]) if devices is not UNKNOWN else ()
             else:
                 devices = self.known(devices_node)  # `devices=NUM_GPUS`, a module constant
+        devices_field = nodes_field = None
+        if devices is UNKNOWN and devices_node is not None:  # `devices=s.devices`, `s = FabricSettings()`
+            value, devices_field = self.class_field_value(devices_node)
+            devices = value if value is not None else UNKNOWN
         nodes = self.known(site.keyword("num_nodes")) if site.keyword("num_nodes") is not None else 1
         from_option = option_default(self.model, site.keyword("num_nodes")) if nodes is UNKNOWN else None
         if from_option is not None:
             nodes = from_option.value
+        elif nodes is UNKNOWN:
+            value, nodes_field = self.class_field_value(site.keyword("num_nodes"))
+            nodes = value if value is not None else UNKNOWN
         strategy_node = site.keyword("strategy")
         strategy_node = self.follow(strategy_node)
         strategy = strategy_class = kwargs = config = splats = None
@@ -954,7 +965,8 @@ class _Extractor:
             strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
             config=config, cluster_environment=environment, devices_options=devices_options,
             strategy_splats=splats, num_nodes_options=from_option.options if from_option is not None else (),
-            num_nodes_direct=from_option is not None and from_option.direct)
+            num_nodes_direct=from_option is not None and from_option.direct, devices_field=devices_field,
+            num_nodes_field=nodes_field)
 
     def from_option_defaults(self, expr: ast.AST) -> Optional[tuple]:
         """`f"configs/ds_zero{args.zero_stage}.json"`: (the path with each option's default, the
