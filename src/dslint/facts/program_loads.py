@@ -275,11 +275,11 @@ def cleared_elsewhere(project: "Project", path: str, hints: tuple) -> Optional[s
             from .config_overlays import imported_values
 
             name = imported_values(project.program, path)(hint[1])
-            if isinstance(name, str) and final_file_name(ast.Constant(name)) and _saved_as_data(project, name):
+            if isinstance(name, str) and final_file_name(ast.Constant(name)) and _saved_as_data(project, name, path):
                 return f"another project module saves {name} from the CPU"
         if hint[0] == "dataset" and _derives_from(project, norm_path(path), hint[1], DATASETS):
             return "a Dataset reads its samples on the CPU"
-        if hint[0] == "file" and _saved_as_data(project, hint[1]):
+        if hint[0] == "file" and _saved_as_data(project, hint[1], path):
             return f"another project module saves {hint[1]} from the CPU"
         if hint[0] == "self-rank" and _inherited_ranks(project, norm_path(path), hint[1], hint[2]):
             return "a base class sets the rank the path holds"
@@ -377,18 +377,21 @@ def _class_ref(project: "Project", importer: str, local: str, depth: int) -> Opt
 _WEIGHTS_FILE = re.compile(r"model|weight|optim|ckpt|checkpoint|state_dict|engine|adapter", re.IGNORECASE)
 
 
-def _saved_as_data(project: "Project", name: str) -> bool:
-    """Does some project module save `name` from the CPU, and none from what may be model state? Never
-    for a name that says it holds model state (`pytorch_model.bin`, `optimizer.pt`): another program's
-    module saving data under such a generic name says nothing about this one's file."""
+def _saved_as_data(project: "Project", name: str, loader: str) -> bool:
+    """Does some project module save `name` from the CPU, and none from what may be model state? For a
+    name that says it holds model state (`pytorch_model.bin`, `model_args.pth`) only the modules under the
+    loader's own top folder count: another application saving data under such a generic name says
+    nothing about this one's file."""
     from .config_overlays import imported_values
 
-    if _WEIGHTS_FILE.search(name.rpartition(".")[0]):
+    generic = _WEIGHTS_FILE.search(name.rpartition(".")[0])
+    top = norm_path(loader).split("/")[0] if "/" in norm_path(loader) else None
+    if generic and top is None:
         return False
     cpu = False
     for path, summary in project.scripts.items():
         found = summary.extra.get("saved_file_names") if summary is not None else None
-        if not found:
+        if not found or generic and norm_path(path).split("/")[0] != top:
             continue
         cpu_names, state_names = set(found[0]), set(found[1])
         if len(found) > 2:  # (names imported from another module: their values)
