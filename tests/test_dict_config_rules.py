@@ -294,3 +294,44 @@ def test_the_default_preset_and_an_unknown_choice_are_not_both_precisions(tmp_pa
     unknown = _preset_script("build(precision)").copy()
     unknown["train.py"] = unknown["train.py"].replace("from presets", "import sys\nprecision = sys.argv[1]\nfrom presets")
     assert "DSL606" not in {f.code for f in _check(tmp_path / "b", unknown)}
+
+
+NAMESPACE = '''import argparse
+
+import deepspeed
+import torch
+
+from conf import get_ds_config
+
+
+def parse_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--local_rank", type=int, default=-1)
+    p.add_argument("--micro_batch", type=int, default=4)
+    p.add_argument("--global_batch", type=int, default=64)
+    return p.parse_args()
+
+
+args = parse_args()
+model = torch.nn.Linear(2, 2)
+engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=get_ds_config(args))
+'''
+BUILDER = ('def get_ds_config(args):\n    return {"train_batch_size": args.global_batch, '
+           '"train_micro_batch_size_per_gpu": args.micro_batch, "gradient_accumulation_steps": 4}\n')
+
+
+def test_a_builder_given_the_namespace_reads_the_options_defaults(tmp_path):
+    found = _check(tmp_path, {"train.py": NAMESPACE, "conf.py": BUILDER, "run.sh": "deepspeed --num_gpus 8 train.py\n"})
+    assert [(f.code, f.path) for f in found if f.code == "DSL610"] == [("DSL610", "conf.py")]  # 64 != 4 x 4 x 8
+
+
+def test_an_option_the_launch_line_passes_is_unknown(tmp_path):
+    found = _check(tmp_path, {"train.py": NAMESPACE, "conf.py": BUILDER,
+                              "run.sh": "deepspeed --num_gpus 8 train.py --global_batch 128\n"})
+    assert "DSL610" not in {f.code for f in found}
+
+
+def test_an_option_the_script_assigns_after_parsing_is_unknown(tmp_path):
+    changed = NAMESPACE.replace("args = parse_args()\n", "args = parse_args()\nargs.global_batch = 128\n")
+    found = _check(tmp_path, {"train.py": changed, "conf.py": BUILDER, "run.sh": "deepspeed --num_gpus 8 train.py\n"})
+    assert "DSL610" not in {f.code for f in found}

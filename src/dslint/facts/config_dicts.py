@@ -73,6 +73,24 @@ class OptionLeaf(NotLiteral):
     options: tuple = ()
 
 
+@dataclass(frozen=True, repr=False)
+class ParamField(NotLiteral):
+    """A leaf that is an attribute of a parameter of the returning function (`args.micro_batch` of
+    `def get_ds_config(args)`): known once the call binds the parameter to a command-line namespace
+    (`OptionNamespace`, in `substitute`); unknown otherwise."""
+
+    param: str = ""
+    attr: str = ""
+
+
+@dataclass(frozen=True)
+class OptionNamespace:
+    """An argument that is the script's `parser.parse_args()` namespace: dest -> (default, options) of the
+    options whose default is a literal and which nothing in the module assigns afterwards."""
+
+    defaults: tuple  # ((dest, default, options), ...)
+
+
 def given_options(value: Any, given: Callable[[tuple], Optional[bool]]) -> Any:
     """`value` with each OptionLeaf replaced by its default where `given(options)` is False (no launch
     line passes one); it stays unknown where one may."""
@@ -246,11 +264,17 @@ def resolve_leaves(value: Any, imported: Callable[[str], Any]) -> Any:
 
 
 def substitute(value: Any, bound: dict) -> Any:
-    """The template's value with each Param replaced by its bound value."""
+    """The template's value with each Param replaced by its bound value, and each ParamField of a
+    parameter bound to a command-line namespace by an OptionLeaf (the option's default)."""
     if isinstance(value, dict):
         return {k: substitute(v, bound) for k, v in value.items()}
     if isinstance(value, Param):
         return bound.get(value.name, NotLiteral(value.name))
+    if isinstance(value, ParamField):
+        namespace = bound.get(value.param)
+        found = next((entry for entry in namespace.defaults if entry[0] == value.attr), None) \
+            if isinstance(namespace, OptionNamespace) else None
+        return OptionLeaf(value.what, found[1], found[2]) if found is not None else NotLiteral(value.what)
     if isinstance(value, Computed):
         return fold(value.op, tuple(substitute(p, bound) for p in value.parts), value.what)
     return value
@@ -316,6 +340,10 @@ def returned_template(returns: list, model, lines, literal: Callable[[ast.AST], 
             found = model.binding_of(value)
             if found is not None and found.kind == "parameter":
                 return Param(value.id)
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id in params:
+            found = model.binding_of(value.value)  # `args.micro_batch` of a parameter `args`
+            if found is not None and found.kind == "parameter":
+                return ParamField(ast.unparse(value), value.value.id, value.attr)
         return literal_leaf(value, known, params, no_value, model)
 
     choice = None

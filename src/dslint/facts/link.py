@@ -1110,7 +1110,7 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
 def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
     """`config=get_ds_config(4)`: the dict the project function returns for these arguments (its
     literal defaults for the others), when its summary shows one; else the config stays unknown (a note)."""
-    from .config_dicts import bind_arguments, chosen, resolve_leaves, substitute
+    from .config_dicts import bind_arguments, chosen, given_options, resolve_leaves, substitute
     from .config_overlays import imported_values
     from .module_summary import NO_VALUE
 
@@ -1128,7 +1128,11 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
         setup.notes["config"] = f"{ref.what}: the call of {ref.builder}(...) does not bind its parameters"
         return False
     value, spans = chosen(template, substitute(template.value, bound), bound)
-    link.value = resolve_leaves(value, imported_values(project.program, symbol.path))
+    from .option_defaults import option_passed
+
+    args = script_args(setup.command)  # (`get_ds_config(args)`: an option's default unless the line passes it)
+    link.value = given_options(resolve_leaves(value, imported_values(project.program, symbol.path)),
+                               lambda options: option_passed(args, options))
     link.how = f"{ref.what}: the dict {ref.builder}(...) returns ({symbol.path}:{function.row})"
     link.ref_span, link.ref_path = ref.span, setup.script_path
     link.key_spans, link.key_path = spans, symbol.path

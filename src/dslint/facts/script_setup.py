@@ -25,13 +25,13 @@ from ..sources.names import dotted, is_library, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts, own_returns
 from .bindings import SemanticModel, semantic_model
-from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, changes_in_order, dict_layers, literal_leaf,
-                           overwritten, template_of, with_overwritten)
+from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, OptionNamespace, changes_in_order, dict_layers,
+                           literal_leaf, overwritten, template_of, with_overwritten)
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
                      config_object_read, constant, env_accesses, factory_default, instance_field,
-                     traced_constant)
+                     is_namespace, overridden_attribute, traced_constant)
 from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
 from .option_defaults import option_default
 from .optimizer_builders import callable_optimizer, returned_optimizer
@@ -604,11 +604,25 @@ class _Extractor:
             return None  # which parameters the call binds is not known
 
         def value(arg: ast.AST):
+            if isinstance(arg, ast.Name) and is_namespace(self.model, arg):
+                return self.option_namespace(arg)  # `get_ds_config(args)`: its fields are the options' defaults
             return literal_leaf(arg, self.known, unknown=UNKNOWN)
 
         return ConfigRef("built", consumer, what, self.span(expr), builder=dotted(expr.func),
                          arguments=tuple(value(a) for a in expr.args),
                          keywords=tuple((k.arg, value(k.value)) for k in expr.keywords))
+
+    def option_namespace(self, name: ast.Name) -> OptionNamespace:
+        """The OptionNamespace of `name`, a `parse_args()` namespace of this module."""
+        entries = []
+        for dest, default in argparse_defaults(self.model).items():
+            if default is None or overridden_attribute(self.model, ast.Attribute(value=name, attr=dest, ctx=ast.Load())):
+                continue
+            value = _literal(default)
+            options = argparse_options(self.model, dest)
+            if options and isinstance(value, (bool, int, float, str)):
+                entries.append((dest, value, options))
+        return OptionNamespace(tuple(entries))
 
     def beside_script(self, expr: ast.AST, depth: int = 0) -> Optional[str]:
         """The relative path of `os.path.join(<the script's folder>, "ds", "zero2.json")` or

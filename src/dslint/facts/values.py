@@ -964,6 +964,11 @@ def argparse_source(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, 
     return dest, parsed.specs[dest].default
 
 
+def overridden_attribute(model: SemanticModel, expr: ast.Attribute) -> bool:
+    """Is `<receiver>.<attr>` assigned anywhere (see `_overridden`)?"""
+    return _overridden(model, expr)
+
+
 def _overridden(model: SemanticModel, expr: ast.Attribute) -> bool:
     """Is `<receiver>.<attr>` assigned anywhere (`args.device = ...`, `setattr(args, ...)`,
     `vars(args).update(...)`)? Matched by the receiver's spelling: conservative on purpose."""
