@@ -4,8 +4,6 @@ Exit codes: 0 no findings, 1 findings, 2 usage or internal error (never 1 for a 
 """
 from __future__ import annotations
 
-import contextlib
-import gc
 import os
 import sys
 from pathlib import Path
@@ -148,7 +146,9 @@ def check(
     add_noqa: bool = typer.Option(False, "--add-noqa", help="Add `# noqa: CODE` to every line with a finding (JSON configs: use per-file-ignores)."),
 ) -> None:
     """Check training scripts, DeepSpeed configs and launch scripts."""
-    with _one_run_gc():
+    from .engine.parallel import gc_paused
+
+    with gc_paused(freeze=True):  # (each full collection re-traverses every result kept so far)
         paths = paths or ["."]
         fix = fix or ctx.info_name == "fix"  # `dslint fix` is `dslint check --fix`, with the same options
         report = _report_options(output_format, output_file, color, unsafe_fixes, statistics, show_fixes, quiet)
@@ -184,22 +184,6 @@ def check(
         emit(result.findings, result.texts, report, files=result.files,
              summary=[] if result.errors and not result.findings else None)
         raise typer.Exit(_exit_code(result, exit_zero))
-
-
-@contextlib.contextmanager
-def _one_run_gc():
-    """No automatic cyclic GC during a check: each full collection re-traverses every result kept so
-    far (a tenth of a second per pass on a large tree) and nearly all of it stays alive to the end.
-    The file loop still collects the young cycles every few files (parallel._check_serially). At the
-    end what is alive is frozen (never traversed again) before the collector is switched back on."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.freeze()
-            gc.enable()
 
 
 def _run_add_noqa(work, quiet: bool) -> int:
