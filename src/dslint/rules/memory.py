@@ -70,6 +70,8 @@ _EVAL_FUNCTION = re.compile(r"(^|_)(eval|evaluate|evaluation|validate|validation
 _EVAL_DATA = re.compile(r"val|eval|test|dev", re.IGNORECASE)
 _MODEL_NAMES = re.compile(r"(^|_)(model|net|network|engine|module|encoder|decoder|classifier|ddp_model|model_engine)$")
 _NOT_MODELS = ("def", "class", "import", "from-import")
+# `evaluate_model`, `run_eval`: a function named for what it does to a model, not a model
+_VERB_PHRASE = re.compile(r"^(evaluate|eval|run|compute|test|validate|score|predict|do|get|build|load)_")
 
 
 @python_rule("DSL401", "eval-without-no-grad", severity=Severity.WARNING, fix=Applicability.UNSAFE)
@@ -120,6 +122,10 @@ def _named_eval_loops(facts: ScriptFacts, model: SemanticModel):
 def _looks_like_a_model(model: SemanticModel, target: ast.expr) -> bool:
     while isinstance(target, ast.Attribute) and target.attr == "module":
         target = target.value
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        owner = model.binding_of(target.value)
+        if owner is not None and (owner.kind == "import" or owner.kind == "from-import" and _VERB_PHRASE.match(target.attr)):
+            return False  # `beir_utils.evaluate_model(...)`: a function of a module, named for what it evaluates
     name = target.attr if isinstance(target, ast.Attribute) else target.id
     key = object_of(model, target)
     return bool(_MODEL_NAMES.search(name)) and key is not None and not (

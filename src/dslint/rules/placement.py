@@ -710,6 +710,12 @@ def _backend_is_nccl(facts: ScriptFacts, site: CallSite) -> Optional[bool]:
         return "nccl" in value.lower()
     if isinstance(backend, ast.IfExp) and "nccl" in ast.unparse(backend):
         return True
+    if isinstance(backend, (ast.Name, ast.Attribute)):  # `BACKEND = "nccl"`, a constant of the module
+        from ..facts.values import constant
+
+        value = constant(semantic_model(facts), backend)
+        if isinstance(value, str):
+            return "nccl" in value.lower()
     return False  # a variable: we do not know
 
 
