@@ -50,3 +50,42 @@ def test_a_method_called_once_outside_a_loop_is_no_epoch_loop(project):
                            "                hook.on_epoch_start(self, epoch)\n            self.train_epoch()\n",
                            "        self.train_epoch()\n")
     assert _rows(project, trainer=once) == []
+
+
+INIT_BUILT = """import deepspeed
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+
+class Trainer:
+    def __init__(self, ds):
+        BUILD
+
+    def get_dataloader(self, ds):
+        sampler = DistributedSampler(ds, shuffle=True)
+        return DataLoader(ds, batch_size=2, sampler=sampler)
+
+    def train(self):
+        for epoch in range(3):
+            for batch in self.loader:
+                pass
+
+
+if __name__ == "__main__":
+    deepspeed.init_distributed()
+    Trainer([1, 2]).train()
+"""
+
+
+def _fixed(project, build):
+    project.write({"train.py": INIT_BUILT.replace("BUILD", build)})
+    project.fix(select=["DSL302"])
+    return [f.code for f in project.check(select=["DSL302"]).findings], (project.root / "train.py").read_text()
+
+
+def test_the_fix_in_another_method_calls_set_epoch_on_the_loaders_sampler(project):
+    inline = "sampler = DistributedSampler(ds, shuffle=True)\n        self.loader = DataLoader(ds, batch_size=2, sampler=sampler)"
+    for build in (inline, "self.loader = self.get_dataloader(ds)"):
+        codes, text = _fixed(project, build)
+        assert codes == [] and "            self.loader.sampler.set_epoch(epoch)\n            for batch in self.loader:" in text
+        assert "            sampler.set_epoch" not in text  # (no name the loop's method does not see)

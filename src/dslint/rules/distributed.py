@@ -457,13 +457,16 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         if epoch_loop is None:
             continue
         # (None has no set_epoch; a sampler bound in another method is no name in the epoch loop's)
-        fix = None if optional or hopped else set_epoch_fix(facts, epoch_loop, sampler)
+        target = None if optional or hopped else _set_epoch_target(ctx, site, sampler, loaders, epoch_loop)
+        fix = set_epoch_fix(facts, epoch_loop, target) if target else None
         passed = _handed_to_project_functions(facts, epoch_loop, loaders | {sampler} | {f"{n}.sampler" for n in loaders})
         needs = ("set-epoch-in-callee", (("calls", passed),)) if passed else None
         if hopped:  # (the loop hands the trainer itself to hooks: no module of the program may set the epoch)
             needs = ("set-epoch-in-program", (("calls", passed),))
+        # (through a method the epoch loop calls, the loader may not exist yet at the loop's start)
+        when = "before each pass over the loader" if hopped else "at the start of each epoch"
         yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
-                     f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch",
+                     f"{epoch_loop.lineno}) repeats the same shuffle; call it {when}",
                      fix=fix, needs=needs)
     yield from _factory_loaders_in_epoch_loops(ctx)
 
@@ -679,16 +682,44 @@ def _loaders_using(ctx: PythonContext, sampler_call: ast.AST, sampler: Optional[
     return loaders
 
 
+def _set_epoch_target(ctx: PythonContext, site: CallSite, sampler: str, loaders: set, epoch_loop: ast.AST) -> Optional[str]:
+    """What the fix may call set_epoch on at the start of the epoch loop: the sampler's name when the
+    loop's function sees it, else the one loader's `self.x.sampler` when `__init__` (or the loop's own
+    function) assigns it; None when no name is surely bound there."""
+    loop_function = (ctx.facts.context_of(epoch_loop) or site.ctx).function
+    if "." not in sampler and site.ctx.function is loop_function:
+        return sampler
+    if "." in sampler and not sampler.startswith("self."):
+        return sampler if site.ctx.function is loop_function else None
+    names = {sampler.rsplit(".sampler", 1)[0]} if sampler.endswith(".sampler") else set(loaders)
+    if len(names) != 1 or not next(iter(names)).startswith("self."):
+        return None
+    loader = next(iter(names))
+    stores = [node for node, where in ctx.facts.of_type(ast.Assign) if any(dotted(t) == loader for t in node.targets)]
+    def before(node):
+        where = ctx.facts.context_of(node)
+        function = where.function if where is not None else None
+        return getattr(function, "name", None) == "__init__" or (
+            function is loop_function and (node.lineno, node.col_offset) < (epoch_loop.lineno, epoch_loop.col_offset))
+    return f"{loader}.sampler" if stores and all(before(n) for n in stores) else None
+
+
 def _loaders_from_local_factory(ctx: PythonContext, factories: list) -> set:
-    """Names bound to a call of one of these functions of the module (`loader = make_loader(ds)`)."""
+    """Names bound to a call of one of these functions of the module (`loader = make_loader(ds)`), or of
+    one of these methods on `self` in their class (`self.train_loader = self.get_dataloader()`)."""
     model = semantic_model(ctx.facts)
     names = set()
     for factory in factories:
+        klass = next((c for c in ctx.facts.classes.values() if factory in c.body), None)
         for site in ctx.facts.method_calls(factory.name):
-            if not isinstance(site.node.func, ast.Name):
-                continue
-            bound = model.binding_of(site.node.func)
-            name = assigned_name(ctx.facts, site.node, site.ctx) if bound is not None and bound.node is factory else None
+            if klass is not None:  # `self.train_loader = self.get_dataloader()` in a method of its class
+                mine = site.receiver == "self" and site.ctx.class_ is klass
+                name = assigned_name(ctx.facts, site.node, site.ctx) if mine else None
+            elif isinstance(site.node.func, ast.Name):
+                bound = model.binding_of(site.node.func)
+                name = assigned_name(ctx.facts, site.node, site.ctx) if bound is not None and bound.node is factory else None
+            else:
+                name = None
             if name:
                 names.add(name)
     return names
