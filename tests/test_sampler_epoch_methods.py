@@ -89,3 +89,31 @@ def test_the_fix_in_another_method_calls_set_epoch_on_the_loaders_sampler(projec
         codes, text = _fixed(project, build)
         assert codes == [] and "            self.loader.sampler.set_epoch(epoch)\n            for batch in self.loader:" in text
         assert "            sampler.set_epoch" not in text  # (no name the loop's method does not see)
+
+
+FUNCTIONS = """import deepspeed
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+
+
+def main(ds):
+    deepspeed.init_distributed()
+    sampler = DistributedSampler(ds, shuffle=True)
+    loader = DataLoader(ds, batch_size=2, sampler=sampler)
+
+    def training(epochs):
+        for epoch in range(epochs):
+            for batch in loader:
+                pass
+
+    training(3)
+
+
+main([1, 2])
+"""
+
+
+def test_a_closure_sees_the_samplers_name_and_gets_the_fix(project):
+    project.write({"train.py": FUNCTIONS})
+    project.fix(select=["DSL302"])
+    assert "            sampler.set_epoch(epoch)\n            for batch in loader:" in (project.root / "train.py").read_text()

@@ -687,15 +687,24 @@ def _set_epoch_target(ctx: PythonContext, site: CallSite, sampler: str, loaders:
     loop's function sees it, else the one loader's `self.x.sampler` when `__init__` (or the loop's own
     function) assigns it; None when no name is surely bound there."""
     loop_function = (ctx.facts.context_of(epoch_loop) or site.ctx).function
-    if "." not in sampler and site.ctx.function is loop_function:
+    sees = [loop_function]  # the loop's function and the functions it is nested in (a closure sees their names)
+    while sees[-1] is not None and len(sees) < 8:
+        where = ctx.facts.context_of(sees[-1])
+        sees.append(where.function if where is not None else None)
+    if "." not in sampler and any(site.ctx.function is f for f in sees):
         return sampler
-    if "." in sampler and not sampler.startswith("self."):
-        return sampler if site.ctx.function is loop_function else None
     names = {sampler.rsplit(".sampler", 1)[0]} if sampler.endswith(".sampler") else set(loaders)
-    if len(names) != 1 or not next(iter(names)).startswith("self."):
+    if len(names) != 1:
         return None
     loader = next(iter(names))
+    if "." not in loader:  # `dl = make_loader(ds)`: `dl.sampler`, where the loop's function sees `dl`
+        stores = [where.function for node, where in ctx.facts.of_type(ast.Assign)
+                  if any(dotted(t) == loader for t in node.targets)]
+        return f"{loader}.sampler" if stores and all(any(f is g for g in sees) for f in stores) else None
+    if not loader.startswith("self."):
+        return None
     stores = [node for node, where in ctx.facts.of_type(ast.Assign) if any(dotted(t) == loader for t in node.targets)]
+
     def before(node):
         where = ctx.facts.context_of(node)
         function = where.function if where is not None else None
