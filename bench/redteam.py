@@ -18,8 +18,9 @@ worlds); 2: 53 (framework front ends, configs as dicts, shell functions, class h
 Slurm jobs); 5: 50 (the stage after the facts of round 4); 6: 60 (values through returned dicts and
 dataclass instances, helpers that receive the engine or model, YAML and Hydra-node configs, CPU-only
 spawned workers); 7: 28 (config dicts merged with `**`/`.update`, framework subclasses, registries,
-`functools.partial`, `os.environ.update`, OmegaConf containers), written last: 13/28 at first
-contact, its misses are the next session's work.
+`functools.partial`, `os.environ.update`, OmegaConf containers): 13/28 at first contact, 19/28 after
+the session of 2026-12-02; 8 (2026-12-02): 24 (14 broken, 10 clean: src/ layouts, Slurm per-task GPUs,
+Fabric settings dataclasses, grad-off factories chosen at run time), 18/24 at first contact, 22/24 after.
 """
 from __future__ import annotations
 
