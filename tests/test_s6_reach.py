@@ -226,3 +226,31 @@ def test_a_call_in_a_program_that_never_imports_the_class_is_no_call(project):
     assert rows(project) == []
     _own(project, other=other.replace("import torch\n", "import torch\nimport search\n"))
     assert rows(project) == [("search.py", 12)]
+
+
+# A library module whose own mp.spawn starts the ranks: only what the spawned function reaches runs in them.
+QUICK = (
+    "import torch\nimport torch.distributed as dist\nimport torch.multiprocessing as mp\n\n\n"
+    "def worker(rank, world):\n"
+    "    dist.init_process_group('nccl', rank=rank, world_size=world)\n"
+    "    torch.cuda.set_device(rank)\n"
+    "    train(rank)\n\n\n"
+    "def train(rank):\n"
+    "    return TRAIN_LOAD\n\n\n"
+    "def run(world):\n"
+    "    mp.spawn(worker, args=(world,), nprocs=world)\n\n\n"
+    "def load_for_tools(path):\n"
+    "    return torch.load(path)\n")
+TOOL = "import sys\n\nfrom quick import load_for_tools\n\nif __name__ == '__main__':\n    print(load_for_tools(sys.argv[1]))\n"
+
+
+def test_a_load_only_tools_call_is_not_in_the_spawned_ranks(project):
+    project.write({"quick.py": QUICK.replace("TRAIN_LOAD", "rank"), "tools/show.py": TOOL,
+                   "main.py": "from quick import run\n\nrun(2)\n"})
+    assert rows(project) == []
+
+
+def test_a_load_the_spawned_function_reaches_is_in_every_rank(project):
+    project.write({"quick.py": QUICK.replace("TRAIN_LOAD", "torch.load('ckpt.pt')"), "tools/show.py": TOOL,
+                   "main.py": "from quick import run\n\nrun(2)\n"})
+    assert rows(project) == [("quick.py", 13)]

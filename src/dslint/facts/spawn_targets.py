@@ -185,3 +185,57 @@ class _Walk:
 
 def _keyword(node: ast.Call, name: str) -> Optional[ast.AST]:
     return next((k.value for k in node.keywords if k.arg == name), None)
+
+
+def outside_spawned_code(facts: ScriptFacts, function: Optional[ast.AST]) -> bool:
+    """Is every piece of the module's multi-process evidence an `mp.spawn` of a function of this module
+    (or inside what such a function reaches), and does `function` lie outside what the spawned functions
+    reach through this module's calls? Then `function` runs in the process that spawns (or in a
+    single-process tool that imports the module), not in the ranks: the module's own spawn is no evidence
+    about it (RecBole's quick_start: `run()` spawns `run_recboles`; `load_data_and_model` serves tools)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    reached = facts.derived("spawned_reach", _spawned_reach)
+    if reached is None:
+        return False
+    inner = function
+    while inner is not None:  # (a def nested in a spawned function runs there too)
+        if inner in reached:
+            return False
+        where = facts.context_of(inner)
+        inner = where.function if where is not None else None
+    return True
+
+
+def _spawned_reach(facts: ScriptFacts):
+    """The defs of this module that the module's spawned functions reach (by bare-name calls and
+    `self.m()`), when all its multi-process evidence is such spawns or lies in what they reach; else None."""
+    from .distributed import distributed_facts
+
+    spawns = facts.calls_to(*SPAWNS)
+    targets = [spawn_target(facts, site) for site in spawns]
+    if not targets or any(t is None for t in targets):
+        return None
+    reached, work = set(), list(targets)
+    while work:
+        function = work.pop()
+        if function in reached or len(reached) > 200:
+            continue
+        reached.add(function)
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call):
+                callee = _def_of(facts, node.func, facts.context_of(node).class_ if facts.context_of(node) else None)
+                if callee is not None and callee not in reached:
+                    work.append(callee)
+    spawn_nodes = {id(site.node) for site in spawns}
+    for evidence in distributed_facts(facts).multiprocess_evidence:
+        if id(evidence.node) in spawn_nodes:
+            continue
+        where = facts.context_of(evidence.node)
+        inner = where.function if where is not None else None
+        while inner is not None and inner not in reached:
+            outer = facts.context_of(inner)
+            inner = outer.function if outer is not None else None
+        if inner is None:
+            return None  # evidence of its own outside the spawned code (a torchrun script)
+    return reached

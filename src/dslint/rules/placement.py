@@ -22,7 +22,7 @@ from ..facts.program_ranks import helper_rank, helper_rank_call, several_rank_pr
 from ..facts.program_reach import builds_from_strings, called_by_nothing, reaching_entries, scope_key
 from ..facts.rank_files import callers_pass_rank_files, own_rank_file, rank_file_parameter
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
-from ..facts.spawn_targets import spawn_starts_ranks
+from ..facts.spawn_targets import outside_spawned_code, spawn_starts_ranks
 from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
@@ -437,6 +437,9 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
         span = ctx.facts.lines.span_of_node(site.node)
         unreferenced, reach = _callers_to_find(ctx, site.ctx)
         guarded = any("__main__" not in ast.unparse(guard.test) for guard, _ in site.ctx.guards)
+        # (a module whose only evidence is its own mp.spawn: code the spawned ranks never reach runs in the
+        # spawning process or in the tools that import it, as in a module without evidence)
+        mine = own and not outside_spawned_code(ctx.facts, site.ctx.function)
         scope = scope_key(site.ctx.function, site.ctx.class_, ctx.facts)
         rank_param = rank_file_parameter(ctx.facts, site) if scope else None
         yield Report(site.node, "torch.load without map_location puts the tensors on the GPU that saved them (cuda:0) "
@@ -444,7 +447,7 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
 
                      fix=make_fix("add-map-location", 'Add map_location="cpu"', Applicability.SAFE,
                                   row=span.start.row, column=span.start.column),
-                     needs=("several-ranks", (("unreferenced", unreferenced), ("own", own), ("guarded", guarded),
+                     needs=("several-ranks", (("unreferenced", unreferenced), ("own", mine), ("guarded", guarded),
                                               ("reach", reach), ("scope", scope), ("rank_param", rank_param),
                                               ("elsewhere", load_hints(ctx.facts, site)))))
 
