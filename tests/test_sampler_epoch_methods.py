@@ -117,3 +117,48 @@ def test_a_closure_sees_the_samplers_name_and_gets_the_fix(project):
     project.write({"train.py": FUNCTIONS})
     project.fix(select=["DSL302"])
     assert "            sampler.set_epoch(epoch)\n            for batch in loader:" in (project.root / "train.py").read_text()
+
+
+AUDIO_DATA = """from torch.utils.data import DataLoader, DistributedSampler
+
+
+class AudioData:
+    def __init__(self, ds):
+        self.sampler = DistributedSampler(ds, SHUFFLE)
+        self.loader = DataLoader(ds, batch_size=4, sampler=self.sampler)
+"""
+AUDIO_MAIN = """import torch.distributed as dist
+
+from data import AudioData
+
+
+def main():
+    dist.init_process_group("nccl")
+    data = AudioData(list(range(10)))
+    epoch = 0
+    while epoch < 3:
+        for batch in data.loader:
+            pass
+        epoch += 1
+
+
+main()
+"""
+
+
+def _instance_rows(project, shuffle="shuffle=True", main=AUDIO_MAIN):
+    project.write({"data.py": AUDIO_DATA.replace("SHUFFLE", shuffle), "train.py": main,
+                   "run.sh": "torchrun --nproc_per_node 2 train.py\n"})
+    return [(f.path, f.span.start.row) for f in project.check(select=["DSL302"]).findings]
+
+
+def test_a_loader_of_an_instance_of_another_modules_class_needs_set_epoch(project):
+    assert _instance_rows(project) == [("train.py", 10)]
+    project.fix(select=["DSL302"])
+    assert "    while epoch < 3:\n        data.loader.sampler.set_epoch(epoch)\n" in project.read("train.py")
+    assert _instance_rows(project, main=project.read("train.py")) == []
+
+
+def test_no_shuffle_or_a_set_epoch_in_the_program_is_clean(project):
+    assert _instance_rows(project, shuffle="shuffle=False") == []
+    assert _instance_rows(project, main=AUDIO_MAIN.replace("        for batch", "        data.sampler.set_epoch(epoch)\n        for batch")) == []

@@ -650,8 +650,8 @@ def _lightning_class_defaults(project: "Project", site, module: str):
     from .values import UNKNOWN
 
     changes = {}
-    for field, attribute in (("devices_field", "devices"), ("num_nodes_field", "num_nodes")):
-        found = getattr(site, field)
+    for slot, attribute in (("devices_field", "devices"), ("num_nodes_field", "num_nodes")):
+        found = getattr(site, slot)
         if found is not None:
             value = _class_default(project, module, found[0], found[1])
             if value is not UNKNOWN and isinstance(value, int) and not isinstance(value, bool):

@@ -89,6 +89,9 @@ class FunctionSummary:
     # another loop; the span (header only) and counter are the outer (epoch) loop's, counter ""
     # when unknown
     epoch_iterated: tuple = ()
+    # (name, callee as written) for a name of `epoch_iterated`'s `name.attr` bound once, in the function, to
+    # a call of an imported name (`data = AudioData(cfg)`: the loader is an attribute of a project class)
+    instances: tuple = ()
     iterated: tuple = ()  # names iterated by any loop
     looped_calls: tuple = ()  # (`self.m`, loop span, counter) for methods called inside a loop
     calls_set_epoch: bool = False
@@ -228,6 +231,18 @@ class _Summariser:
         self.wrapper_names = {dotted(e) for site in wrappers if isinstance(site.ctx.parent, ast.Assign)
                               for target in site.ctx.parent.targets
                               for e in (target.elts[:1] if isinstance(target, ast.Tuple) else [target])}
+
+    def instance_of(self, name: ast.AST) -> tuple:
+        """((name, callee), ) when `name` is bound once to a call of an imported name, else ()."""
+        binding = self.model.binding_of(name) if isinstance(name, ast.Name) else None
+        value = binding.value if binding is not None and binding.kind == "assignment" else None
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)) or \
+                len(self.model.scope_of(name).bindings.get(name.id, ())) != 1:
+            return ()
+        root = self.model.binding_of(root_name(value.func)) if root_name(value.func) is not None else None
+        if root is None or root.kind not in ("import", "from-import"):
+            return ()
+        return ((name.id, dotted(value.func)),)
 
     def module_dicts(self) -> ModuleDicts:
         return self.facts.derived("module_dicts", lambda facts: ModuleDicts(facts, self.model))
@@ -371,6 +386,8 @@ class _Summariser:
                 iterated.append(name)
                 if ctx.loops:
                     epoch_iterated.append((name, *self.loop_position(ctx.loops[0])))
+                    if name.count(".") == 1 and not name.startswith("self."):
+                        summary.instances += self.instance_of(iterated_expression(loop.iter).value)
         builds_loader = self.builds_loaders and any(site.qualname == DATALOADER for site in calls)
         for ret in returns if builds_loader else ():
             found = self.returned_loader(node, ret.value)

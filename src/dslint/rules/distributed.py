@@ -834,6 +834,39 @@ def inherited_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
                              "so every epoch repeats one order; add the call", fix=fix, path=found.loop.path)
 
 
+@program_check("DSL302")
+def instance_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
+    """An epoch loop over `data.loader` where `data = AudioData(cfg)` is an instance of a project class of
+    another module that stores a DataLoader with a shuffling DistributedSampler in `self.loader`, while no
+    module of the program calls set_epoch (or shards the data through a framework)."""
+    project = ctx.project
+    program = project.program
+    for path, exports in project.modules.items():
+        for function in exports.functions.values():
+            instances = dict(getattr(function, "instances", ()))
+            for name, span, counter in function.epoch_iterated if instances else ():
+                head, _, attr = name.partition(".")
+                symbol = program.symbol(path, instances[head]) if head in instances else None
+                klass = symbol.klass if symbol is not None else None
+                found = klass.attributes.get(f"self.{attr}") if klass is not None else None
+                if found is None or found[0] != "distributed-shuffle" or symbol.path == norm_path(path):
+                    continue
+                modules = program.program_modules(path) | {symbol.path}
+                if any(getattr(project.modules.get(m), "calls_set_epoch", True) for m in modules) \
+                        or any(getattr(project.scripts.get(program.display.get(m, m)), "framework_shards_data", None)
+                               for m in modules):
+                    continue
+                fix = None
+                if counter:
+                    fix = make_fix("insert-set-epoch", f"Call {short(name, 28)}.sampler.set_epoch({short(counter, 20)}) "
+                                   "at the start of each epoch", Applicability.SAFE, row=span.start.row,
+                                   column=span.start.column, sampler=f"{name}.sampler", variable=counter)
+                store = program.display.get(symbol.path, symbol.path)
+                yield Report(span, f"this epoch loop never calls {short(name, 24)}.sampler.set_epoch(epoch) (loader "
+                             f"stored by {short(klass.name, 20)} in {file_label(store, 20)}:{found[1]}), so every epoch "
+                             "repeats one order; add the call", fix=fix, path=path)
+
+
 def _set_epoch_statement(sampler: str, variable: str, config):
     import libcst as cst
 
