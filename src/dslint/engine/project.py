@@ -89,11 +89,8 @@ def read_launched_plain_scripts(project: Project, results: list[FileResult], set
         before = {id(r) for r in results}
         summarise_imported_plain_modules(results, settings, cache, overlay)
         for result in results:
-            if id(result) not in before and result.summary is not None:
-                if result.kind == "python":
-                    project.scripts[result.source.path] = result.summary
-                if result.summary.module is not None:
-                    project.modules[result.source.path] = result.summary.module
+            if id(result) not in before:
+                _register(project, result)
         forget_unresolved_script_links(project)  # (they were resolved against the smaller table)
 
 
@@ -117,12 +114,20 @@ def _upgrade_launched(project: Project, results: list[FileResult], settings: Set
             continue
         full.cache_key = result.cache_key
         results[i] = full
-        project.scripts[result.source.path] = full.summary
-        if full.summary.module is not None:
-            project.modules[result.source.path] = full.summary.module
+        _register(project, full)
         changed = True
     return changed
 
+
+
+def _register(project: Project, result: FileResult) -> None:
+    """Put a checked Python file's summary in `project` (a script, and a module of the program)."""
+    if result.kind not in ("python", "module") or result.summary is None:
+        return
+    if result.kind == "python":
+        project.scripts[result.source.path] = result.summary
+    if result.summary.module is not None:
+        project.modules[result.source.path] = result.summary.module
 
 
 def build_project(root: Path, results: list[FileResult], checked: Iterable[str] = ()) -> Project:
@@ -131,10 +136,7 @@ def build_project(root: Path, results: list[FileResult], checked: Iterable[str] 
     for result in results:
         path = result.source.path
         if result.kind in ("python", "module") and result.summary is not None:
-            if result.kind == "python":
-                project.scripts[path] = result.summary
-            if result.summary.module is not None:
-                project.modules[path] = result.summary.module
+            _register(project, result)
         elif result.kind == "dsconfig" and result.summary is not None:
             project.configs[path] = result.summary
             project.texts[path] = result.text

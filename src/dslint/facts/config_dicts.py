@@ -196,7 +196,7 @@ def literal_leaf(expr: ast.AST, known: Callable[[ast.AST], Any], params: frozens
     text = text if len(text) <= 40 else text[:39] + "…"
     if model is not None and depth < 8:
         if isinstance(expr, (ast.Name, ast.Attribute)):
-            local = _project_import(model, expr)
+            local = project_import(model, expr)
             if local is not None:
                 return ImportedName(text, local)
         operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand] \
@@ -207,7 +207,7 @@ def literal_leaf(expr: ast.AST, known: Callable[[ast.AST], Any], params: frozens
     return NotLiteral(text)
 
 
-def _project_import(model, expr: ast.AST) -> Optional[str]:
+def project_import(model, expr: ast.AST) -> Optional[str]:
     """`NAME` of `from constants import NAME`, or `constants.NAME` of `import constants`, a module of the
     project (not a library): the name as written; None otherwise."""
     from ..sources.names import is_library

@@ -151,27 +151,7 @@ def final_file_name(path: ast.AST, known=None) -> Optional[str]:
     """The file name a path expression ends in when its last part is a literal one (`"vocab.pt"`,
     `d / "L.pt"`, `os.path.join(d, "L.pt")`, `f"{d}/feats.pt"`), or a name `known(name)` gives a
     string for (`d / NAME`): a name with a stem and a suffix."""
-    last, joined = path, False
-    while True:
-        if isinstance(last, ast.Call) and (dotted(last.func) or "") in ("str", "Path", "pathlib.Path") \
-                and len(last.args) == 1 and not last.keywords:
-            last = last.args[0]
-        elif isinstance(last, ast.FormattedValue) and known is not None:
-            last = last.value
-        elif isinstance(last, (ast.Name, ast.Attribute)) and known is not None and known(last) is not None:
-            last = ast.Constant(known(last))
-        elif isinstance(last, ast.BinOp) and isinstance(last.op, (ast.Div, ast.Add)):
-            last = last.right
-        elif isinstance(last, ast.JoinedStr) and last.values:
-            parts = last.values
-            # (`f"{d}/{NAME}"`: the last part is a whole file name; `f"{prefix}_L.pt"` only its end)
-            joined = len(parts) > 1 and not (isinstance(parts[-1], ast.FormattedValue) and isinstance(parts[-2], ast.Constant)
-                                             and str(parts[-2].value).endswith("/"))
-            last = parts[-1]
-        elif isinstance(last, ast.Call) and last.args and (dotted(last.func) or "").endswith("join") and not last.keywords:
-            last = last.args[-1]
-        else:
-            break
+    last, joined = _path_tail(path, known)
     if not (isinstance(last, ast.Constant) and isinstance(last.value, str)):
         return None
     name = posixpath.basename(last.value)
@@ -247,25 +227,39 @@ def _is_callee(model, node: ast.AST) -> bool:
 
 # -- the project phase ---------------------------------------------------------------------------
 
+def _path_tail(path: ast.AST, known=None) -> tuple:
+    """(the last part of a path expression, whether it is only the end of a name): through `str(...)`,
+    `Path(...)`, `d / x`, `d + x`, `os.path.join(d, x)` and f-strings, and through names `known` gives a
+    string for (`f"{d}/{NAME}"` ends in NAME, a whole name; `f"{prefix}_L.pt"` only in its end)."""
+    last, joined = path, False
+    while True:
+        if isinstance(last, ast.Call) and (dotted(last.func) or "") in ("str", "Path", "pathlib.Path") \
+                and len(last.args) == 1 and not last.keywords:
+            last = last.args[0]
+        elif isinstance(last, ast.FormattedValue):
+            last = last.value
+        elif isinstance(last, (ast.Name, ast.Attribute)) and known is not None and known(last) is not None:
+            last = ast.Constant(known(last))
+        elif isinstance(last, ast.BinOp) and isinstance(last.op, (ast.Div, ast.Add)):
+            last = last.right
+        elif isinstance(last, ast.JoinedStr) and last.values:
+            parts = last.values
+            joined = len(parts) > 1 and not (isinstance(parts[-1], ast.FormattedValue) and isinstance(parts[-2], ast.Constant)
+                                             and str(parts[-2].value).endswith("/"))
+            last = parts[-1]
+        elif isinstance(last, ast.Call) and last.args and (dotted(last.func) or "").endswith("join") and not last.keywords:
+            last = last.args[-1]
+        else:
+            return last, joined
+
+
 def _imported_last_part(model, path: ast.AST) -> Optional[str]:
     """The name imported from a project module that a path ends in (`d / NAME`, `os.path.join(d, NAME)`,
     `f"{d}/{NAME}"`), as written; None otherwise."""
-    from .config_dicts import _project_import
+    from .config_dicts import project_import
 
-    last = path
-    for _ in range(6):
-        if isinstance(last, ast.Call) and (dotted(last.func) or "") in ("str", "Path", "pathlib.Path") and len(last.args) == 1:
-            last = last.args[0]
-        elif isinstance(last, ast.BinOp) and isinstance(last.op, ast.Div):
-            last = last.right
-        elif isinstance(last, ast.Call) and last.args and (dotted(last.func) or "").endswith("path.join"):
-            last = last.args[-1]
-        elif isinstance(last, ast.JoinedStr) and len(last.values) >= 2 and isinstance(last.values[-1], ast.FormattedValue) \
-                and isinstance(last.values[-2], ast.Constant) and str(last.values[-2].value).endswith("/"):
-            last = last.values[-1].value
-        else:
-            break
-    return _project_import(model, last) if isinstance(last, (ast.Name, ast.Attribute)) else None
+    last, joined = _path_tail(path)
+    return project_import(model, last) if isinstance(last, (ast.Name, ast.Attribute)) and not joined else None
 
 
 def cleared_elsewhere(project: "Project", path: str, hints: tuple) -> Optional[str]:

@@ -346,10 +346,7 @@ def reaching_entries(project: "Project", path: str, scope: Optional[str]) -> Opt
     (`References` keys: "f", "Cls.method"); None when unknown (see the module docstring)."""
     if not scope:
         return None
-    cache = project.__dict__.setdefault("_reach", {})
-    if "index" not in cache:
-        cache["index"] = _Reach(project)
-    reach = cache["index"]
+    cache, reach = _cache_and_index(project)
     key = (norm_path(path), scope)
     if key not in cache:
         modules = reach.modules(path, scope)
@@ -362,13 +359,19 @@ def called_by_nothing(project: "Project", path: str, scope: Optional[str]) -> bo
     nothing can call (not merely: no entry point's program runs it)?"""
     if not scope:
         return False
+    cache, reach = _cache_and_index(project)
+    key = ("dead", norm_path(path), scope)
+    if key not in cache:
+        cache[key] = reach.modules(path, scope) == set()
+    return cache[key]
+
+
+def _cache_and_index(project: "Project") -> tuple:
+    """(the project's memo of answers, its `_Reach` index), built once per project."""
     cache = project.__dict__.setdefault("_reach", {})
     if "index" not in cache:
         cache["index"] = _Reach(project)
-    key = ("dead", norm_path(path), scope)
-    if key not in cache:
-        cache[key] = cache["index"].modules(path, scope) == set()
-    return cache[key]
+    return cache, cache["index"]
 
 
 def builds_from_strings(project: "Project", entry: str) -> bool:

@@ -242,6 +242,16 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
+def enclosing_functions(facts: ScriptFacts, function: Optional[ast.AST], limit: int = 8) -> list:
+    """`function` and the functions it is nested in, innermost first (a closure sees their names)."""
+    found = []
+    while function is not None and len(found) < limit:
+        found.append(function)
+        where = facts.context_of(function)
+        function = where.function if where is not None else None
+    return found
+
+
 def build_script_facts(path: str, text: str, tree: ast.Module) -> ScriptFacts:
     """Walk `tree` once and collect everything rules need."""
     facts = ScriptFacts(path=path, text=text, tree=tree, lines=LineIndex(text), imports=ImportTable())

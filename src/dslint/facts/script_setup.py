@@ -425,9 +425,11 @@ class _Extractor:
                 return ConfigRef("literal", consumer, what, span, path=value)
             if other is not None:
                 return ConfigRef("class-field", consumer, what, span, class_field=other)
-        env, default = self.env_read(expr, with_default=True)
-        if env:  # (`os.environ.get("DS_CONFIG", "ds_config.json")`: the default unless the launch sets it)
-            return ConfigRef("env", consumer, what, span, path=default if isinstance(default, str) else None, env=env)
+        access = self.env_access(expr)
+        if access is not None and access.key:  # (`os.environ.get("DS_CONFIG", "ds.json")`: the default unless set)
+            default = _literal(access.default) if access.default is not None else None
+            return ConfigRef("env", consumer, what, span, path=default if isinstance(default, str) else None,
+                             env=access.key)
         if isinstance(expr, ast.Call):
             # json.load(open(path)) / hjson.load / yaml: follow the path argument
             inner = expr.args[0] if expr.args else None
@@ -657,18 +659,16 @@ class _Extractor:
                 return None
         return "/".join(texts)
 
-    def env_read(self, expr: ast.AST, with_default: bool = False):
-        """The variable `expr` reads from the environment (`os.environ["K"]`, `.get`, `getenv`); with
-        `with_default`, (the variable, the literal value of its fallback or None)."""
-        found = None
-        if isinstance(expr, (ast.Subscript, ast.Call)):
-            found = next((access for access in env_accesses(self.model) if access.node is expr and access.kind == "read"),
-                         None)
-        if not with_default:
-            return found.key if found is not None else None
-        if found is None:
-            return None, None
-        return found.key, _literal(found.default) if found.default is not None else None
+    def env_read(self, expr: ast.AST) -> Optional[str]:
+        """The variable `expr` reads from the environment (`os.environ["K"]`, `.get`, `getenv`)."""
+        access = self.env_access(expr)
+        return access.key if access is not None else None
+
+    def env_access(self, expr: ast.AST):
+        """The EnvAccess (a read) that `expr` is, else None."""
+        if not isinstance(expr, (ast.Subscript, ast.Call)):
+            return None
+        return next((a for a in env_accesses(self.model) if a.node is expr and a.kind == "read"), None)
 
     def optimizer_of(self, expr: Optional[ast.AST], where: str, depth: int = 0) -> Optional[ClientOptimizer]:
         """The torch.optim constructor behind an `optimizer=` argument, when the script shows it."""

@@ -22,7 +22,7 @@ from ..sources.names import is_library
 from .bindings import semantic_model
 from .cuda import DEVICE_SELECTORS
 from .distributed import HF_TRAINERS
-from .script import CallSite, ScriptFacts, literal
+from .script import CallSite, ScriptFacts, enclosing_functions, literal
 from .summary import summary_extractor
 
 SPAWNS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
@@ -196,15 +196,8 @@ def outside_spawned_code(facts: ScriptFacts, function: Optional[ast.AST]) -> boo
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     reached = facts.derived("spawned_reach", _spawned_reach)
-    if reached is None:
-        return False
-    inner = function
-    while inner is not None:  # (a def nested in a spawned function runs there too)
-        if inner in reached:
-            return False
-        where = facts.context_of(inner)
-        inner = where.function if where is not None else None
-    return True
+    # (a def nested in a spawned function runs there too)
+    return reached is not None and not any(f in reached for f in enclosing_functions(facts, function))
 
 
 def _spawned_reach(facts: ScriptFacts):
@@ -223,19 +216,14 @@ def _spawned_reach(facts: ScriptFacts):
             continue
         reached.add(function)
         for node in ast.walk(function):
-            if isinstance(node, ast.Call):
-                callee = _def_of(facts, node.func, facts.context_of(node).class_ if facts.context_of(node) else None)
-                if callee is not None and callee not in reached:
-                    work.append(callee)
+            where = facts.context_of(node) if isinstance(node, ast.Call) else None
+            callee = _def_of(facts, node.func, where.class_) if where is not None else None
+            if callee is not None and callee not in reached:
+                work.append(callee)
     spawn_nodes = {id(site.node) for site in spawns}
     for evidence in distributed_facts(facts).multiprocess_evidence:
-        if id(evidence.node) in spawn_nodes:
-            continue
         where = facts.context_of(evidence.node)
-        inner = where.function if where is not None else None
-        while inner is not None and inner not in reached:
-            outer = facts.context_of(inner)
-            inner = outer.function if outer is not None else None
-        if inner is None:
+        if id(evidence.node) not in spawn_nodes and not any(
+                f in reached for f in enclosing_functions(facts, where.function if where is not None else None)):
             return None  # evidence of its own outside the spawned code (a torchrun script)
     return reached

@@ -461,7 +461,7 @@ class _Evaluator:
         if cls is None:
             return _NOT_MINE
         name = expr.attr
-        if _overridden(model, expr) or _set_in_methods(model, cls, name):
+        if overridden_attribute(model, expr) or _set_in_methods(model, cls, name):
             return UNKNOWN
         for keyword in receiver.keywords:
             if keyword.arg is None:
@@ -957,7 +957,7 @@ def argparse_source(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, 
     dest = expr.attr
     if dest not in parsed.specs and dest not in parsed.set_defaults:
         return None
-    if _overridden(model, expr) or not is_namespace(model, expr.value):
+    if overridden_attribute(model, expr) or not is_namespace(model, expr.value):
         return None
     if dest in parsed.set_defaults:
         return dest, parsed.set_defaults[dest]
@@ -965,11 +965,6 @@ def argparse_source(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, 
 
 
 def overridden_attribute(model: SemanticModel, expr: ast.Attribute) -> bool:
-    """Is `<receiver>.<attr>` assigned anywhere (see `_overridden`)?"""
-    return _overridden(model, expr)
-
-
-def _overridden(model: SemanticModel, expr: ast.Attribute) -> bool:
     """Is `<receiver>.<attr>` assigned anywhere (`args.device = ...`, `setattr(args, ...)`,
     `vars(args).update(...)`)? Matched by the receiver's spelling: conservative on purpose."""
     receiver = ast.dump(expr.value)
@@ -1432,7 +1427,7 @@ def instance_field(model: SemanticModel, expr: ast.AST) -> Optional[InstanceFiel
     `dataclasses.replace(inst, ...)`) to `C(...)` called without that field, and nothing assigns
     `X.field` later; overrides passed as `**kwargs` count only when their keys are provably other
     fields (a dict built from `vars(args)` of a parser that has no such option). Else None."""
-    if not isinstance(expr, ast.Attribute) or _overridden(model, expr):
+    if not isinstance(expr, ast.Attribute) or overridden_attribute(model, expr):
         return None
     field = expr.attr
     value = model.value_of(expr.value)

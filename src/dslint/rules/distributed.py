@@ -22,7 +22,8 @@ from ..facts.objects import arguments_for
 from ..facts.values import UNKNOWN, constructor_fields, imported_constructor_fields, traced_constant
 from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,
                              norm_path)
-from ..facts.script import CallSite, Context, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
+from ..facts.script import (CallSite, Context, ScriptFacts, assigned_name, enclosing_functions, epoch_counter,
+                            iterated_expression, literal)
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at, with_import
 from ..model import Applicability, Severity
 from ..sources.names import dotted, root_name
@@ -230,12 +231,12 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
 def _imported_dataset_class(ctx: PythonContext, dataset: ast.AST) -> Optional[str]:
     """The name (as written) of the project class imported from another module that builds the
     dataset (`ds = PackedDataset(...)` with `from data.packed import PackedDataset`), else None."""
-    from ..facts.config_dicts import _project_import
+    from ..facts.config_dicts import project_import
 
     model = semantic_model(ctx.facts)
     for expr in dataset_origins(model, dataset):
         if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute)):
-            found = _project_import(model, expr.func)
+            found = project_import(model, expr.func)
             if found is not None:
                 return found
     return None
@@ -498,11 +499,15 @@ def _decide_set_epoch_in_callee(finding, project, params):
     return None if _callee_may_set_epoch(project, finding.path, params["calls"]) else finding
 
 
+def _may_set_epoch(program, modules) -> bool:
+    """Does one of these modules (normalised paths) call set_epoch, or have no summary to say it does not?"""
+    return any(getattr(program.modules.get(m), "calls_set_epoch", True) for m in modules)
+
+
 @decider("set-epoch-in-program")
 def _decide_set_epoch_in_program(finding, project, params):
     """Drop the finding when any module of the program calls set_epoch (or has no summary)."""
-    program = project.program
-    if any(getattr(program.modules.get(m), "calls_set_epoch", True) for m in program.program_modules(finding.path)):
+    if _may_set_epoch(project.program, project.program.program_modules(finding.path)):
         return None
     return _decide_set_epoch_in_callee(finding, project, params)
 
@@ -516,7 +521,7 @@ def _callee_may_set_epoch(project, path: str, calls) -> bool:
         symbol = program.callee(path, callee)
         function = symbol.function if symbol is not None else None
         if function is None:  # (a function that calls set_epoch has a summary: this one may not be found)
-            if any(getattr(program.modules.get(m), "calls_set_epoch", True) for m in program.program_modules(path)):
+            if _may_set_epoch(program, program.program_modules(path)):
                 return True
             continue
         if not function.calls_set_epoch:
@@ -687,10 +692,8 @@ def _set_epoch_target(ctx: PythonContext, site: CallSite, sampler: str, loaders:
     loop's function sees it, else the one loader's `self.x.sampler` when `__init__` (or the loop's own
     function) assigns it; None when no name is surely bound there."""
     loop_function = (ctx.facts.context_of(epoch_loop) or site.ctx).function
-    sees = [loop_function]  # the loop's function and the functions it is nested in (a closure sees their names)
-    while sees[-1] is not None and len(sees) < 8:
-        where = ctx.facts.context_of(sees[-1])
-        sees.append(where.function if where is not None else None)
+    # (the loop's function, those it is nested in, and module level: names a closure or a global sees)
+    sees = [*enclosing_functions(ctx.facts, loop_function), None]
     if "." not in sampler and any(site.ctx.function is f for f in sees):
         return sampler
     names = {sampler.rsplit(".sampler", 1)[0]} if sampler.endswith(".sampler") else set(loaders)
@@ -852,9 +855,9 @@ def instance_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
                 if found is None or found[0] != "distributed-shuffle" or symbol.path == norm_path(path):
                     continue
                 modules = program.program_modules(path) | {symbol.path}
-                if any(getattr(project.modules.get(m), "calls_set_epoch", True) for m in modules) \
-                        or any(getattr(project.scripts.get(program.display.get(m, m)), "framework_shards_data", None)
-                               for m in modules):
+                if _may_set_epoch(program, modules) or any(
+                        getattr(project.scripts.get(program.display.get(m, m)), "framework_shards_data", None)
+                        for m in modules):
                     continue
                 fix = None
                 if counter:
