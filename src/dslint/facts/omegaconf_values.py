@@ -2,7 +2,8 @@
 the read). Proven values only: anything dslint does not model gives UNKNOWN.
 
 `OmegaConf.load(path)`: the path is relative to the job's working directory (the launch line's
-folders), or the script's folder when no launch line starts it. `@hydra.main(config_path, config_name)`:
+folders), or the script's folder when no launch line starts it; `OmegaConf.load(args.config)` reads the
+file the launch line passes with that argparse option, else the option's default. `@hydra.main(config_path, config_name)`:
 Hydra resolves config_path against the folder of the file that declares the function, composes
 `<config_name>.yaml` with its `defaults:` list; a group entry `- deepspeed: zero3` puts
 `<config_path>/deepspeed/zero3.yaml` under the key `deepspeed`. A key that more than one composed file
@@ -48,7 +49,7 @@ def config_read_value(project: Any, script_path: str, read: ConfigObjectRead) ->
         if read.how == "load":
             bases = [b for b, _ in config_bases(project, setup)] if setup is not None else \
                 [_script_dir(project, script_path)]
-            value = _load_leaf(project, bases, read)
+            value = _load_leaf(project, bases, read, _script_args(setup))
         else:
             args = list(setup.command.script_args) if setup is not None and setup.command is not None else []
             value = _hydra_leaf(project, _script_dir(project, script_path), read, args, _job_dir(project, setup))
@@ -63,7 +64,7 @@ def setup_read_value(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
     from .link import config_bases
 
     if read.how == "load":
-        return _load_leaf(project, [b for b, _ in config_bases(project, setup)], read)
+        return _load_leaf(project, [b for b, _ in config_bases(project, setup)], read, _script_args(setup))
     args = list(setup.command.script_args) if setup.command is not None else []
     return _hydra_leaf(project, _script_dir(project, setup.script_path), read, args, _job_dir(project, setup))
 
@@ -91,7 +92,7 @@ def setup_read_node(project: Any, setup: Any, read: ConfigObjectRead) -> Any:
     from .link import display_of, config_bases
 
     if read.how == "load":
-        found = _load_leaf(project, [b for b, _ in config_bases(project, setup)], read, node=True)
+        found = _load_leaf(project, [b for b, _ in config_bases(project, setup)], read, _script_args(setup), node=True)
     else:
         args = list(setup.command.script_args) if setup.command is not None else []
         found = _hydra_leaf(project, _script_dir(project, setup.script_path), read, args, node=True)
@@ -153,10 +154,33 @@ def _yaml(project: Any, path: Path) -> Any:
     return doc.value if ok else UNKNOWN
 
 
-def _load_leaf(project: Any, bases: list, read: ConfigObjectRead, node: bool = False) -> Any:
+def _script_args(setup: Any) -> Any:
+    """The launch line's script arguments (ShellArgs), None without a launch line."""
+    return list(setup.command.script_args) if setup is not None and setup.command is not None else None
+
+
+def _load_path(read: ConfigObjectRead, args: Any) -> Any:
+    """The path `OmegaConf.load` gets: as written, or `OmegaConf.load(args.config)`'s option value on the
+    launch line, else its default; None when no launch line shows it or a word may pass it."""
+    if not read.options:
+        return read.path
+    if args is None:
+        return None
+    from .values import option_on_command_line
+
+    given, value = option_on_command_line(args, read.options)
+    if given is None:
+        return None
+    return value if given else read.path or None
+
+
+def _load_leaf(project: Any, bases: list, read: ConfigObjectRead, args: Any = None, node: bool = False) -> Any:
+    written = _load_path(read, args)
+    if not written:
+        return UNKNOWN
     found = {}
     for base in bases:
-        path = Path(read.path) if os.path.isabs(read.path) else base / read.path
+        path = Path(written) if os.path.isabs(written) else base / written
         project.note_input(str(path))
         if path.is_file():
             found.setdefault(path.resolve(), path)

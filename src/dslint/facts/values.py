@@ -1551,6 +1551,9 @@ class ConfigObjectRead:
     path: str
     name: Optional[str]
     keys: tuple
+    # how="load" of `OmegaConf.load(args.config)`: the option strings of that argparse option; `path` is
+    # its default ("" when none), the file a launch line that does not pass one of them reads
+    options: tuple = ()
 
 
 def config_object_read(model: SemanticModel, expr: Optional[ast.AST], hops: int = 4) -> Optional[ConfigObjectRead]:
@@ -1581,10 +1584,24 @@ def config_object_read(model: SemanticModel, expr: Optional[ast.AST], hops: int 
             path = literal(call.args[0])
             if isinstance(path, str) and path:
                 return ConfigObjectRead("load", path, None, keys_read)
+            return _option_load(model, call.args[0], keys_read)
         return None
     if binding.kind == "parameter":
         return _hydra_read(model, binding, keys_read)
     return None
+
+
+def _option_load(model: SemanticModel, arg: ast.expr, keys: tuple) -> Optional[ConfigObjectRead]:
+    """`OmegaConf.load(args.config)` with `--config` an argparse option of this module that nothing
+    assigns afterwards: its default (or "") and its option strings."""
+    if not (isinstance(arg, ast.Attribute) and is_namespace(model, arg.value)) or overridden_attribute(model, arg):
+        return None
+    options = argparse_options(model, arg.attr)
+    if not options:
+        return None
+    default = argparse_defaults(model).get(arg.attr)
+    path = literal(default) if default is not None else ""
+    return ConfigObjectRead("load", path, None, keys, options) if isinstance(path, str) else None
 
 
 def _hydra_read(model: SemanticModel, binding: Binding, keys: tuple) -> Optional[ConfigObjectRead]:

@@ -144,9 +144,9 @@ def _looks_like_eval(ctx: PythonContext, site) -> bool:
 
 def _role_names(ctx: PythonContext, site) -> list[str]:
     """The names that say what a loader is for: the name it is assigned to, its dataset's name
-    (`DataLoader(val_set)`), and the parameter it is passed straight into (a keyword's name, or the
-    positional parameter of a function or class `__init__` of this module; one of another module
-    is looked up by the project phase: see _passed_into)."""
+    (`DataLoader(val_set)`), the function or class it is passed straight into and its parameter (a
+    keyword's name, or the positional parameter of a function or class `__init__` of this module;
+    one of another module is looked up by the project phase: see _passed_into)."""
     names = [assigned_name(ctx.facts, site.node, site.ctx) or ""]
     dataset = site.argument(0, "dataset")
     if isinstance(dataset, ast.Subscript) and isinstance(dataset.slice, ast.Constant) and \
@@ -158,6 +158,7 @@ def _role_names(ctx: PythonContext, site) -> list[str]:
     if isinstance(parent, ast.keyword) and parent.arg:
         names.append(parent.arg)
     elif isinstance(parent, ast.Call) and site.node in parent.args:
+        names.append((dotted(parent.func) or "").rsplit(".", 1)[-1])  # `ValidationHook(DataLoader(ds))`
         found = _local_callee_params(ctx, parent.func)
         index = parent.args.index(site.node)
         if found is not None and index < len(found):

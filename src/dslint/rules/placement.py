@@ -131,7 +131,8 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
         origins.add(key)
         return Report(anchor, f"{short(dotted(followed) or 'the config value', 30)} may be the same GPU on every rank",
                       needs=("config-fixed-device", (("how", read.how), ("path", read.path), ("name", read.name),
-                                                     ("keys", read.keys), ("integers", integers), ("what", what))))
+                                                     ("keys", read.keys), ("options", read.options),
+                                                     ("integers", integers), ("what", what))))
 
     for site in facts.calls_to("torch.cuda.set_device"):
         found = fixed(site, site.argument(0, "device"), True)
@@ -363,7 +364,7 @@ def _decide_config_device(finding, project, params):
     of its program starts several processes."""
     if single_process_launches(project, finding.path) or own_gpu_per_process(project, finding.path):
         return None  # (one process, or Slurm tasks that each see only their own GPUs)
-    read = ConfigObjectRead(params["how"], params["path"], params["name"], tuple(params["keys"]))
+    read = ConfigObjectRead(params["how"], params["path"], params["name"], tuple(params["keys"]), tuple(params["options"]))
     value = config_read_value(project, finding.path, read)
     device = _fixed_gpu(value, params)
     if device is None:

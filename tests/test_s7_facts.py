@@ -1,0 +1,57 @@
+"""Facts of the seventh session: a loader's role from the class or function it is passed into."""
+from __future__ import annotations
+
+HEAD = "import os\n\nimport torch\nimport torch.distributed as dist\n\n"
+SETUP = ("\ndist.init_process_group('nccl')\nlocal_rank = int(os.environ['LOCAL_RANK'])\n"
+         "torch.cuda.set_device(local_rank)\n")
+
+
+def rows(project, code):
+    return [f.span.start.row for f in project.check(select=[code]).findings if f.code == code]
+
+
+# -- rules/distributed.py: DSL301, the role of a loader passed into a hook ---------------------------
+
+HOOKS = HEAD + "from torch.utils.data import DataLoader, TensorDataset\n\nfrom hooks import CALLEE\n" + SETUP + (
+    "model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(8, 1).cuda(), device_ids=[local_rank])\n"
+    "ds = TensorDataset(torch.randn(64, 8))\n"
+    "hooks = [CALLEE(DataLoader(ds, batch_size=8))]\n")
+
+
+def test_a_loader_passed_into_a_validation_hook_is_for_evaluation(project):
+    for callee in ("ValidationHook", "EvalRunner", "run_test"):
+        project.write({"train.py": HOOKS.replace("CALLEE", callee),
+                       "hooks.py": f"class {callee}:\n    def __init__(self, loader):\n        self.loader = loader\n"})
+        assert rows(project, "DSL301") == [], callee
+
+
+def test_a_loader_passed_into_a_training_hook_is_still_reported(project):
+    project.write({"train.py": HOOKS.replace("CALLEE", "Prefetcher"),
+                   "hooks.py": "class Prefetcher:\n    def __init__(self, loader):\n        self.loader = loader\n"})
+    assert rows(project, "DSL301") == [15]
+
+
+# -- facts/values.py + omegaconf_values.py: OmegaConf.load(args.config) -------------------------------
+
+OMEGA = ("import argparse\n\nimport deepspeed\nimport torch\nfrom omegaconf import OmegaConf\n\n"
+         "p = argparse.ArgumentParser()\np.add_argument('--config', default='conf/a.yaml')\n"
+         "args = p.parse_args()\ncfg = OmegaConf.load(args.config)\n"
+         "ds_config = OmegaConf.to_container(cfg.ds, resolve=True)\nmodel = torch.nn.Linear(4, 4)\n"
+         "engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=ds_config)\n")
+GOOD = "ds:\n  train_micro_batch_size_per_gpu: 4\n  zero_optimization:\n    stage: 2\n"
+BAD = "ds:\n  train_micro_batch_size_per_gpu: 4\n  zero_optimisation:\n    stage: 2\n"
+
+
+def test_a_yaml_named_by_an_option_is_the_one_the_launch_passes(project):
+    files = {"train.py": OMEGA, "conf/a.yaml": GOOD, "conf/b.yaml": BAD}
+    project.write({**files, "run.sh": "deepspeed --num_gpus 2 train.py --config conf/b.yaml\n"})
+    found = [(f.path, f.span.start.row) for f in project.check(select=["DSL601"]).findings]
+    assert found == [("conf/b.yaml", 3)]
+    project.write({**files, "run.sh": "deepspeed --num_gpus 2 train.py\n"})  # the default, which is right
+    assert project.check(select=["DSL601"]).findings == []
+
+
+def test_a_yaml_option_a_word_may_pass_is_not_read(project):
+    project.write({"train.py": OMEGA.replace("conf/a.yaml", "conf/b.yaml"), "conf/b.yaml": BAD,
+                   "run.sh": "deepspeed --num_gpus 2 train.py \"$@\"\n"})
+    assert project.check(select=["DSL601"]).findings == []
