@@ -55,3 +55,61 @@ def test_a_yaml_option_a_word_may_pass_is_not_read(project):
     project.write({"train.py": OMEGA.replace("conf/a.yaml", "conf/b.yaml"), "conf/b.yaml": BAD,
                    "run.sh": "deepspeed --num_gpus 2 train.py \"$@\"\n"})
     assert project.check(select=["DSL601"]).findings == []
+
+
+# -- facts/script_setup.py + link.py: a TrainingArguments subclass of another module ------------------
+
+SFT = ("from transformers import HfArgumentParser, Trainer\n\nfrom args import MyArgs\n\n"
+       "(targs,) = HfArgumentParser(MyArgs).parse_args_into_dataclasses()\n"
+       "Trainer(model=None, args=targs).train()\n")
+ARGS = ("from dataclasses import dataclass, field\n\nfrom transformers import BASE\n\n\n"
+        "@dataclass\nclass MyArgs(BASE):\n    deepspeed: str = field(default='ds/z2.json')\n")
+SCHED = ('{"train_micro_batch_size_per_gpu": "auto", "scheduler": {"type": "WarmupLR", "params": {}},\n'
+         ' "zero_optimization": {"stage": 2}}\n')
+
+
+def test_the_deepspeed_default_of_an_imported_training_arguments_subclass_is_the_config(project):
+    project.write({"sft.py": SFT, "args.py": ARGS.replace("BASE", "TrainingArguments"), "ds/z2.json": SCHED,
+                   "run.sh": "deepspeed --num_gpus 4 sft.py --output_dir out\n"})
+    assert [(f.path, f.span.start.row) for f in project.check(select=["DSL612"]).findings] == [("ds/z2.json", 1)]
+
+
+def test_no_config_from_an_imported_class_that_is_no_training_arguments_or_when_the_line_may_pass_one(project):
+    files = {"sft.py": SFT, "ds/z2.json": SCHED}
+    project.write({**files, "args.py": ARGS.replace("BASE", "PretrainedConfig"),
+                   "run.sh": "deepspeed --num_gpus 4 sft.py --output_dir out\n"})
+    assert project.check(select=["DSL612"]).findings == []
+    project.write({**files, "args.py": ARGS.replace("BASE", "TrainingArguments"),
+                   "run.sh": "deepspeed --num_gpus 4 sft.py --output_dir out \"$@\"\n"})
+    assert project.check(select=["DSL612"]).findings == []
+
+
+# -- facts/config_dicts.py: a loaded config changed under a test of a command-line option -------------
+
+RAISED = ("import argparse\nimport json\n\nimport deepspeed\nimport torch\n\n"
+          "p = argparse.ArgumentParser()\np.add_argument('--zero3', OPTION)\nargs = p.parse_args()\n"
+          "with open('base.json') as fh:\n    cfg = json.load(fh)\n"
+          "if TEST:\n    cfg['zero_optimization'].update(stage=3)\n"
+          "model = torch.nn.Linear(8, 8)\n"
+          "engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=cfg)\n"
+          "if engine.global_rank == 0:\n    torch.save(engine.module.state_dict(), 'final.pt')\n")
+BASE = '{"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 2}}\n'
+TRUE_BY_DEFAULT = "action=argparse.BooleanOptionalAction, default=True"
+
+
+def dsl503(project, option, test, line):
+    project.write({"train.py": RAISED.replace("OPTION", option).replace("TEST", test), "base.json": BASE,
+                   "run.sh": f"deepspeed --num_gpus 4 {line}\n"})
+    return rows(project, "DSL503")
+
+
+def test_a_change_under_an_option_test_applies_as_the_launch_line_sets_the_option(project):
+    assert dsl503(project, TRUE_BY_DEFAULT, "args.zero3", "train.py") == [17]
+    assert dsl503(project, TRUE_BY_DEFAULT, "args.zero3", "train.py --no-zero3") == []
+    assert dsl503(project, "action='store_true'", "args.zero3", "train.py") == []
+    assert dsl503(project, "action='store_true'", "not args.zero3", "train.py") == [17]
+
+
+def test_a_change_under_an_option_the_launch_may_pass_leaves_the_config_unknown(project):
+    assert dsl503(project, "action='store_true'", "args.zero3", "train.py \"$@\"") == []
+    assert dsl503(project, TRUE_BY_DEFAULT, "args.zero3 and args.local_rank", "train.py") == []

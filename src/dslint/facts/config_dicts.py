@@ -17,6 +17,7 @@ rule reports a dict config in the .py file at its key, as it reports a JSON conf
 from __future__ import annotations
 
 import ast
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -540,6 +541,22 @@ class ConfigLayer:
     spans: tuple = ()  # keys: ((key path under holder), span in the script)
     source: Optional[str] = None
     options: tuple = ()  # file: the command-line options whose default `source` is (a launch line names another)
+    # a layer under `if args.zero3:` (or `if not ...:`, or its `else:`): (the test's leaf, an OptionLeaf or a
+    # literal, and True where the layer applies when the test is false); the linker decides (`applies`)
+    when: Optional[tuple] = None
+
+
+def applies(layer: ConfigLayer, given: Callable[[tuple], Optional[bool]]) -> Optional[bool]:
+    """Does this layer's test hold on a launch (`given(options)`: does the line pass one of them)? None when
+    the launch line may pass the option the test reads."""
+    if layer.when is None:
+        return True
+    test, negated = layer.when
+    if isinstance(test, OptionLeaf):
+        if given(test.options) is not False:
+            return None
+        test = test.default
+    return bool(test) != negated
 
 
 def _anchor(model, node: ast.AST) -> Optional[tuple]:
@@ -676,11 +693,39 @@ def changes_in_order(model, binding, consumer: ast.AST, lines, leaf: Callable[[a
         else:
             return None
         anchor = _anchor(model, where)
+        when = None
+        if anchor is not None and anchor[0] != home[0]:
+            branch = _option_branch(model, where, leaf)
+            if branch is not None:
+                when, test_statement = branch
+                anchor = _anchor(model, test_statement)
+                change = [dataclasses.replace(layer, when=when) for layer in change]
         if anchor is None or anchor[0] != home[0] or _position(where) < _position(binding.node) \
                 or _position(where) > _position(consumer):
             return None
         found.append((_position(where), change))
     return [layer for _, change in sorted(found, key=lambda item: item[0]) for layer in change]
+
+
+def _option_branch(model, where: ast.AST, leaf: Callable[[ast.AST], Any]) -> Optional[tuple]:
+    """((test leaf, negated), the `if` statement) when `where`'s statement is directly in the body or the
+    `else:` of an `if` whose test is a command-line option or a constant (`if args.zero3:`, `if not
+    args.offload:`, `if USE_BF16:`); None for any other test."""
+    stmt = where
+    while stmt is not None and not isinstance(stmt, ast.stmt):
+        stmt = model.parent_of(stmt)
+    parent = model.parent_of(stmt) if stmt is not None else None
+    if not isinstance(parent, ast.If) or not (stmt in parent.body or stmt in parent.orelse):
+        return None
+    test, negated = parent.test, stmt in parent.orelse
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, not negated
+    if not isinstance(test, (ast.Name, ast.Attribute)):
+        return None
+    value = leaf(test)
+    if isinstance(value, OptionLeaf) or (not isinstance(value, NotLiteral) and isinstance(value, (bool, int, str))):
+        return (value, negated), parent
+    return None
 
 
 def _reads_only(model, node: ast.AST, parent: Optional[ast.AST]) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, Optional
 
-from .config_dicts import DictDoc, DictNode, given_options, resolve_leaves
+from .config_dicts import DictDoc, DictNode, applies, given_options, resolve_leaves
 
 if TYPE_CHECKING:
     from .link import ConfigLink, TrainingSetup
@@ -79,6 +79,12 @@ def layered_config(project: "Project", setup: "TrainingSetup", ref: "ConfigRef",
     args = script_args(setup.command)
     given = lambda options: option_passed(args, options)  # noqa: E731
     for layer in ref.layers:
+        applied = applies(layer, given)
+        if applied is None:
+            setup.notes["config"] = f"{ref.what}: it changes under a test of an option the launch line may pass"
+            return False
+        if not applied:
+            continue
         holder = value
         for key in layer.holder:
             holder = holder.get(key) if isinstance(holder, dict) else None

@@ -659,6 +659,14 @@ def _lightning_class_defaults(project: "Project", site, module: str):
     return dataclasses.replace(site, **changes) if changes else site
 
 
+def _hf_arguments_class(project: "Project", script: str, klass: str) -> bool:
+    """Does the project class `script` imports as `klass` derive from transformers' TrainingArguments?"""
+    from .program_loads import imported_class_derives_from
+    from .script_setup import HF_TRAINING_ARGS
+
+    return imported_class_derives_from(project, script, klass, HF_TRAINING_ARGS)
+
+
 def _class_default(project: "Project", script: str, klass: str, name: str) -> Any:
     """The literal default of a field of a project dataclass `script` names `klass`, or UNKNOWN (also for
     a class whose own `__init__` or `__post_init__` may set the field to something else)."""
@@ -992,6 +1000,10 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
                 how = f"{ref.what} ← {' / '.join(ref.options)} on the launch line"
             elif ref.path:
                 written, how = ref.path, f"{ref.what}: default of {' / '.join(ref.options)}"
+            elif ref.class_field is not None and _hf_arguments_class(project, setup.script_path, ref.class_field[0]):
+                value = _class_default(project, setup.script_path, *ref.class_field)  # `deepspeed: str = "ds.json"`
+                if isinstance(value, str) and value and option_passed(args, ref.options) is False:
+                    written, how = value, f"{ref.what}: default of the field"
         elif ref.how == "env" and command is not None and ref.env in command.env:
             env = command.env[ref.env]
             written, launch_span = env.value, env.span

@@ -26,7 +26,7 @@ from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts, own_returns
 from .bindings import SemanticModel, semantic_model
 from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, OptionNamespace, changes_in_order, dict_layers,
-                           literal_leaf, overwritten, template_of, with_overwritten)
+                           literal_leaf, overwritten, project_import, template_of, with_overwritten)
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
@@ -820,7 +820,9 @@ class _Extractor:
         """`HfArgumentParser((ModelArguments, TrainingArguments))` where TrainingArguments is a
         dataclass of this module deriving from transformers' with `deepspeed: str = "ds.json"`: every
         field is an option `--<field>`, so the config is that default unless the launch line passes
-        `--deepspeed`. None when the arguments may come from a file (`parse_json_file`, ...)."""
+        `--deepspeed`. A class imported from another project module: `class_field` names it, and the
+        linker reads the default where the class derives from TrainingArguments. None when the
+        arguments may come from a file (`parse_json_file`, ...)."""
         if any(self.f.method_calls(m) for m in ("parse_json_file", "parse_yaml_file", "parse_dict")):
             return None
         model = self.model
@@ -828,6 +830,10 @@ class _Extractor:
         types = model.value_of(types) if types is not None else None
         for element in (types.elts if isinstance(types, (ast.Tuple, ast.List)) else [types] if types is not None else []):
             cls = self.training_arguments_class(element)
+            imported = project_import(model, element) if cls is None and element is not None else None
+            if imported is not None:  # `from args import MyTrainingArguments`: the linker reads its default
+                return ConfigRef("argument", "hf", f"{imported}.deepspeed (HfArgumentParser)", self.span(site.node),
+                                 options=("--deepspeed",), class_field=(imported, "deepspeed"))
             if cls is None:
                 continue
             default = class_field_default(model, cls.name, "deepspeed")
