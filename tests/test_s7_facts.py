@@ -113,3 +113,25 @@ def test_a_change_under_an_option_test_applies_as_the_launch_line_sets_the_optio
 def test_a_change_under_an_option_the_launch_may_pass_leaves_the_config_unknown(project):
     assert dsl503(project, "action='store_true'", "args.zero3", "train.py \"$@\"") == []
     assert dsl503(project, TRUE_BY_DEFAULT, "args.zero3 and args.local_rank", "train.py") == []
+
+
+# -- facts/loaded_values.py: a resumable sampler's state saved at a step ------------------------------
+
+CKPT = HEAD + (
+    "class CheckpointIO:\n"
+    "    def save(self, d, sampler=None, step=None):\n"
+    "        if dist.get_rank() == 0 and sampler is not None:\n"
+    "            torch.save(sampler.STATE, d + '/sampler')\n"
+    "        dist.barrier()\n\n"
+    "    def load(self, d, sampler=None):\n"
+    "        if sampler is not None:\n"
+    "            sampler.load_state_dict(torch.load(d + '/sampler'))\n"
+    "        dist.barrier()\n")
+
+
+def test_a_sampler_state_saved_at_a_step_and_loaded_back_holds_no_gpu_tensor(project):
+    train = HEAD + "from ckpt import CheckpointIO\n" + SETUP + "CheckpointIO().load('out')\n"
+    for state in ("state_dict(step)", "state_dict()"):
+        project.write({"ckpt.py": CKPT.replace("STATE", state), "train.py": train,
+                       "run.sh": "torchrun --nproc_per_node 8 train.py\n"})
+        assert rows(project, "DSL102") == [], state

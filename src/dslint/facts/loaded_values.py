@@ -2,7 +2,7 @@
 the file holds no GPU tensor.
 
 - A data loader's or sampler's state: `sampler.load_state_dict(torch.load(p))` in a module that saves
-  `sampler.state_dict()` (the same receiver), or `sampler_state = torch.load(p)` in a module that
+  `sampler.state_dict()` (or `sampler.state_dict(step)`; the same receiver), or `sampler_state = torch.load(p)` in a module that
   saves a name `sampler_state` bound to `train_dl.sampler.state_dict()`. A sampler's state is positions,
   seeds and CPU generator states (the receiver is named, or built by a class named, after a sampler
   or a data loader).
@@ -49,9 +49,8 @@ def restored_loader_state(facts: ScriptFacts, site: CallSite) -> bool:
         if value is None:
             continue
         state = model.value_of(value)
-        if not (isinstance(state, ast.Call) and isinstance(state.func, ast.Attribute) and state.func.attr == "state_dict"
-                and not state.args and not state.keywords):
-            continue
+        if not (isinstance(state, ast.Call) and isinstance(state.func, ast.Attribute) and state.func.attr == "state_dict"):
+            continue  # (`sampler.state_dict(step)`: a resumable sampler's state at a step is still its state)
         owner = state.func.value
         same = (receiver is not None and dotted(owner) == receiver) or (
             target is not None and isinstance(value, ast.Name) and value.id == target)
