@@ -135,3 +135,23 @@ def test_a_sampler_state_saved_at_a_step_and_loaded_back_holds_no_gpu_tensor(pro
         project.write({"ckpt.py": CKPT.replace("STATE", state), "train.py": train,
                        "run.sh": "torchrun --nproc_per_node 8 train.py\n"})
         assert rows(project, "DSL102") == [], state
+
+
+# -- sources/files.py: a Python file that declares its encoding (PEP 263) -----------------------------
+
+def test_a_python_file_in_its_declared_encoding_is_checked_and_written_back_in_it(project, tmp_path):
+    from dslint.sources.files import decode_text, encode_text
+
+    data = "# -*- coding: gbk -*-\n# 中文\nimport torch\n".encode("gbk")
+    assert decode_text(data, python=True).splitlines()[1] == "# 中文"
+    assert encode_text(decode_text(data, python=True) + "x = 1\n", data, python=True) == data + b"x = 1\n"
+    (tmp_path / "gbk.py").write_bytes(data + b"import torch.distributed as dist\n")
+    codes = [f.code for f in project.check().findings]
+    assert "DSL002" not in codes
+    plain = "# 中文\n".encode("gbk")  # no cookie: not UTF-8, unreadable as before
+    try:
+        decode_text(plain, python=True)
+    except UnicodeDecodeError:
+        pass
+    else:
+        raise AssertionError("a file without a cookie is read as UTF-8")

@@ -14,11 +14,18 @@ from ..model import Applicability, Finding
 from ..rules.registry import Rule, all_rules
 from ..settings import Settings
 from ..sources.discover import SourceFile
-from ..sources.files import NotRegularFile, TooLarge, read_regular
+from ..sources.files import NotRegularFile, TooLarge, decode_text, read_regular
 from ..textpos import LineIndex
-from .results import INTERNAL_ERROR, SYNTAX_ERROR, UNREADABLE, FileResult, engine_finding, internal_error_line, to_finding
+from .results import (
+    INTERNAL_ERROR,
+    SYNTAX_ERROR,
+    UNREADABLE,
+    FileResult,
+    engine_finding,
+    internal_error_line,
+    to_finding,
+)
 from .suppression import parse_noqa
-
 
 _FRAMEWORK_WORD_LIST = ("torch", "deepspeed", "lightning", "accelerate", "transformers")
 FRAMEWORK_WORDS = re.compile("|".join(_FRAMEWORK_WORD_LIST).encode())
@@ -50,7 +57,7 @@ def read_text(source: SourceFile, settings: Settings, overlay: Optional[dict],
     if b"\0" in data[:8192]:
         return None, "binary file (contains NUL bytes); not a text file", data
     try:
-        text = data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
+        text = decode_text(data, source.kind == "python")
     except UnicodeDecodeError as error:
         row = data[: error.start].count(b"\n") + 1
         column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1

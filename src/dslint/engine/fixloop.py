@@ -16,12 +16,11 @@ from ..fixes import apply_edits, edits_or_reason, parses
 from ..model import Applicability, Finding
 from ..settings import Settings
 from ..sources.discover import SourceFile
-from ..sources.files import read_regular, read_snapshot
+from ..sources.files import encode_text, read_regular, read_snapshot
 from ..writes import Skipped, remove_stale_temps, replace_if_unchanged
 from .checkers import kind_for, read_text
 from .pipeline import check
 from .results import CheckResult
-
 
 MAX_FIX_PASSES = 8
 
@@ -216,8 +215,7 @@ def _write_fixed(abspath: str, text: str, before) -> None:
     read; keeps its BOM, mode and owner. Raises Skipped or OSError (see writes.py)."""
     if before is None:  # the text came from the caller's overlay: compare with the file as it is now
         before = read_snapshot(abspath)
-    bom = b"\xef\xbb\xbf" if before.data.startswith(b"\xef\xbb\xbf") else b""
-    replace_if_unchanged(abspath, bom + text.encode("utf-8", "surrogatepass"), before)
+    replace_if_unchanged(abspath, encode_text(text, before.data, abspath.endswith(".py")), before)
 
 
 

@@ -20,6 +20,7 @@ from typing import Optional
 
 from ..fixes import edit, fixer, make_fix
 from ..model import Applicability, Finding
+from ..sources.files import decode_text
 from ..textpos import LineIndex
 
 # A `# noqa:` list may mix other linters' codes with ours (`# noqa: E501, DSL101`), as ruff and flake8 allow.
@@ -183,8 +184,8 @@ def _text_of(result, overlay: Optional[dict]) -> Optional[str]:
     try:
         with open(result.source.abspath, "rb") as handle:
             data = handle.read()
-        return data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
-    except (OSError, UnicodeDecodeError):
+        return decode_text(data, result.source.abspath.endswith(".py"))
+    except (OSError, UnicodeDecodeError, LookupError):
         return None
 
 

@@ -21,7 +21,9 @@ class TextSource:
             try:
                 with open(path, "rb") as handle:
                     data = handle.read()
-                self.texts[path] = data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
+                from ..sources.files import decode_text
+
+                self.texts[path] = decode_text(data, path.endswith(".py"))
             except (OSError, UnicodeDecodeError):
                 self.texts[path] = None
         return self.texts[path]

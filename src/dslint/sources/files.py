@@ -88,3 +88,41 @@ def _read(path: str, limit: Optional[int]) -> tuple[bytes, int]:
     finally:
         os.close(fd)
     return b"".join(chunks), after.st_mtime_ns
+
+
+def declared_encoding(data: bytes) -> Optional[str]:
+    """The encoding a Python file declares in a PEP 263 cookie on its first two lines (`# -*- coding: gbk
+    -*-`) when it is not UTF-8; None otherwise (no cookie, UTF-8, or one Python does not know)."""
+    if b"coding" not in data[:400]:
+        return None
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        return None
+    return None if encoding in ("utf-8", "utf-8-sig") else encoding
+
+
+def decode_text(data: bytes, python: bool = False) -> str:
+    """The text of a file's bytes: UTF-8 (a BOM dropped), or for a Python file the encoding its coding
+    cookie declares, as Python reads it. Raises UnicodeDecodeError."""
+    encoding = declared_encoding(data) if python else None
+    if encoding is not None:
+        return data.decode(encoding)
+    return data.decode("utf-8-sig" if data.startswith(b"\xef\xbb\xbf") else "utf-8")
+
+
+def encode_text(text: str, before: bytes, python: bool = False) -> bytes:
+    """The bytes to write for `text` over a file that held `before`: its BOM kept, and a Python file
+    that declares another encoding written in it (UTF-8 otherwise). Raises OSError when the text has a
+    character that encoding lacks."""
+    encoding = declared_encoding(before) if python else None
+    if encoding is not None:
+        try:
+            return text.encode(encoding)
+        except UnicodeEncodeError:
+            raise OSError(f"the fixed text has a character the file's declared encoding ({encoding}) lacks") from None
+    bom = b"\xef\xbb\xbf" if before.startswith(b"\xef\xbb\xbf") else b""
+    return bom + text.encode("utf-8", "surrogatepass")
