@@ -69,13 +69,13 @@ HELPER = HEAD + (
     "class EncoderChecks:\n"
     "    def build(self):\n"
     "        self.encoder = torch.nn.Linear(3, 3)\n\n"
-    "    def _probe(self, rows):\n"
+    "    def _probe(self, batch):\n"
     "        self.encoder.eval()\n"
-    "        return self.encoder(torch.zeros(rows, 3))\n\n"
+    "        return self.encoder(batch)\n\n"
     "    def test_one_row(self):\n"
-    "        assert self._probe(1).shape == (1, 3)\n\n"
+    "        assert self._probe(torch.zeros(1, 3)).shape == (1, 3)\n\n"
     "    def test_many_rows(self):\n"
-    "        assert self._probe(5).shape == (5, 3)\n")
+    "        assert self._probe(torch.zeros(5, 3)).shape == (5, 3)\n")
 
 
 def test_a_helper_only_test_functions_call_is_a_unit_test(project):
@@ -84,7 +84,7 @@ def test_a_helper_only_test_functions_call_is_a_unit_test(project):
 
 
 def test_a_helper_a_non_test_function_also_calls_is_checked(project):
-    project.write({"checks.py": HELPER + "\n    def report(self):\n        return self._probe(64)\n"})
+    project.write({"checks.py": HELPER + "\n    def report(self, batch):\n        return self._probe(batch)\n"})
     assert rows(project, "DSL401") == [12]
 
 

@@ -56,7 +56,7 @@ def test_train_on_the_wrapper_puts_the_model_back_in_training_mode(project):
     import torch.distributed as dist
 
 
-    def run():
+    def run(batch):
         torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
         dist.init_process_group("nccl")
         model = torch.nn.Sequential(torch.nn.LazyLinear(8), torch.nn.Linear(8, 1)).cuda()
@@ -64,7 +64,7 @@ def test_train_on_the_wrapper_puts_the_model_back_in_training_mode(project):
         model(torch.rand(4, 16, device="cuda"))
         model = torch.nn.parallel.DistributedDataParallel(model)
         model.{method}()
-        print(model(torch.rand(4, 16, device="cuda")))
+        print(model(batch.cuda()))  # (a batch of data: a forward fed only torch.rand is a smoke test)
     """
     assert _codes(project, {"train.py": train.format(method="train")}) == []
     assert _codes(project, {"train.py": train.format(method="eval")}) == [("train.py", "DSL401")]

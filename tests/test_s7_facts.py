@@ -155,3 +155,33 @@ def test_a_python_file_in_its_declared_encoding_is_checked_and_written_back_in_i
         pass
     else:
         raise AssertionError("a file without a cookie is read as UTF-8")
+
+
+# -- rules/memory.py: DSL401, smoke forwards and programs that differentiate ---------------------------
+
+SMOKE = ("import torch\n\n\nclass Net(torch.nn.Module):\n    def forward(self, x):\n        return x\n\n\n"
+         "if __name__ == '__main__':\n    x = INPUT\n    model = Net()\n    model.eval()\n    out = model(x)\n"
+         "    print(out.shape)\n")
+
+
+def test_a_forward_fed_only_a_made_up_tensor_is_a_smoke_test(project):
+    project.write({"net.py": SMOKE.replace("INPUT", "torch.zeros(1, 200, 80)")})
+    assert rows(project, "DSL401") == []
+    project.write({"net.py": SMOKE.replace("INPUT", "torch.load('batch.pt')")})
+    assert rows(project, "DSL401") == [13]
+
+
+EVAL = ("import torch\n\nfrom models import ForceField\n\n\n"
+        "def evaluate(model, loader):\n    model.eval()\n    total = 0.0\n    for batch in loader:\n"
+        "        total += model(batch)['forces'].abs().mean().item()\n    return total\n\n\n"
+        "evaluate(ForceField(), [torch.randn(5, 3)])\n")
+FORCES = ("import torch\n\n\nclass ForceField(torch.nn.Module):\n    def forward(self, pos):\n"
+          "        pos.requires_grad_(True)\n        energy = (pos ** 2).sum()\n"
+          "        return {'forces': -CALL(energy, pos)[0]}\n")
+
+
+def test_evaluation_in_a_program_that_differentiates_itself_is_not_reported(project):
+    project.write({"train.py": EVAL, "models.py": FORCES.replace("CALL", "torch.autograd.grad")})
+    assert rows(project, "DSL401") == []
+    project.write({"train.py": EVAL, "models.py": FORCES.replace("CALL", "torch.ops.aten.mul")})
+    assert rows(project, "DSL401") == [10]

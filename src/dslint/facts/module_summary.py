@@ -46,6 +46,13 @@ DISTRIBUTED_SAMPLER = "torch.utils.data.DistributedSampler"
 NO_VALUE = "<unknown>"  # a default that is not a literal
 
 
+# Calls that differentiate inside the program's own code (not a training step's backward).
+GRADIENT_CALLS = ("torch.autograd.grad", "torch.autograd.functional.jacobian", "torch.autograd.functional.hessian",
+                  "torch.autograd.functional.vjp", "torch.autograd.functional.jvp", "torch.func.grad",
+                  "torch.func.grad_and_value", "torch.func.jacrev", "torch.func.jacfwd", "torch.func.hessian",
+                  "torch.func.vjp", "torch.func.jvp", "functorch.grad", "functorch.jacrev", "functorch.vjp")
+
+
 @dataclass(frozen=True)
 class ImportRef:
     module: str  # "textcls.data"; "" for `from . import x`
@@ -785,6 +792,9 @@ class ModuleExports:
     # NAME -> parts of a module-level keyword dict (`STRATEGY_KW = dict(stage=3, ...)`) bound once and never
     # changed: another module's `DeepSpeedStrategy(**STRATEGY_KW)` reads it (keyword_splats.keyword_dicts)
     keyword_dicts: dict = field(default_factory=dict)
+    # it takes gradients itself (`torch.autograd.grad`, torch.func's grad/jacrev, ...): a model whose forward
+    # computes forces or derivatives needs autograd on in evaluation too
+    takes_gradients: bool = False
 
 
 def summarise_module(facts: ScriptFacts) -> ModuleExports:
@@ -831,6 +841,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                 exports.functions[stmt.name].returns_rank = returned_ranks(summariser.model, stmt,
                                                                            summariser.inside(stmt)[2])
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
+    exports.takes_gradients = "grad" in facts.text and bool(facts.calls_to(*GRADIENT_CALLS))
     exports.model_parallel = model_parallelism(facts)
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE,
                                                 summariser.module_dicts())

@@ -413,6 +413,10 @@ class ProgramIndex:
                 return f"{found} in {self.display.get(module, module)}"
         return None
 
+    def takes_gradients_anywhere(self, path: str) -> bool:
+        """Does some module that runs with `path` differentiate itself (`torch.autograd.grad`)?"""
+        return any(self.modules[p].takes_gradients for p in self.program_modules(path) if p in self.modules)
+
     def selects_device_anywhere(self, path: str) -> bool:
         """Does some module that runs with `path` select the process's GPU?"""
         return any(self.modules[p].selects_device for p in self.program_modules(path) if p in self.modules)

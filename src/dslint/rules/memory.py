@@ -81,14 +81,16 @@ def eval_without_no_grad(ctx: PythonContext) -> Iterator[Report]:
     if not facts.uses("torch"):
         return
     model = semantic_model(facts)
-    checked = set()
+    reported, checked = set(), set()
     for function, target in (*_named_eval_loops(facts, model), *_eval_calls(facts)):
-        if function in checked:
+        key = (function, object_of(model, target))
+        if function in reported or key in checked:
             continue
-        checked.add(function)
+        checked.add(key)  # (each model a function puts in eval mode; one report per function)
         check = _check_eval_function if function is not None else _check_module_level
         report = check(ctx, model, function, target)
         if report is not None:
+            reported.add(function)
             yield report
 
 
@@ -169,7 +171,8 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
         return None
     if any(_method_of(model, c, ("train",), key) for c in calls) and not _train_only_at_the_end(model, function, key):
         return None
-    forwards = [c for c in calls if _runs(model, c, key) and not autograd_off(facts, c)]
+    forwards = [c for c in calls if _runs(model, c, key) and not autograd_off(facts, c)
+                and not _smoke_forward(model, c, function)]
     if not forwards or passed_on(model, function):
         return None
     torch_name = module_name_at(model, "torch", function)
@@ -182,7 +185,7 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
         isinstance(n, ast.Name) and n.id == function.name for n in ast.walk(facts.tree))
     return Report(forwards[0], f"{short(function.name, 24)}() evaluates {short(ast.unparse(target), 24)} with autograd "
                   "on, so every forward keeps its activations; run it under torch.no_grad()", fix=fix,
-                  needs=("eval-helper-callers", (("name", function.name),)) if only_elsewhere else None)
+                  needs=("eval-helper-callers", (("name", function.name),)) if only_elsewhere else _NO_GRADIENTS)
 
 
 @decider("eval-helper-callers")
@@ -190,7 +193,45 @@ def _decide_eval_helper(finding, project, params):
     """Drop the finding when every module that calls the helper calls it with autograd off (from a
     `@torch.no_grad()` main); keep it when nothing in the project calls it (a tool's public function)."""
     modes = callers_with_grad(project.program, finding.path, params["name"])
-    return None if modes and not any(modes) else finding
+    if modes and not any(modes):
+        return None
+    return _decide_no_gradients(finding, project, params)
+
+
+_NO_GRADIENTS = ("no-gradients-in-program", ())
+
+
+@decider("no-gradients-in-program")
+def _decide_no_gradients(finding, project, params):
+    """Drop the finding when a module of the program differentiates itself (`torch.autograd.grad` in a
+    force field's forward, a physics loss): its evaluation may need autograd on, and no_grad would break it."""
+    return None if project.program.takes_gradients_anywhere(finding.path) else finding
+
+
+# Tensors made up from a shape alone: a forward fed only these (or nothing) is a smoke test or a shape check.
+_SYNTHETIC = frozenset(f"torch.{name}" for name in ("zeros", "ones", "rand", "randn", "randint", "empty", "full",
+                                                     "arange", "zeros_like", "ones_like", "randn_like", "rand_like"))
+
+
+def _smoke_forward(model: SemanticModel, call: ast.Call, scope: Optional[ast.AST]) -> bool:
+    """One forward, outside any loop of its function (or of the module), fed only tensors made up from a
+    shape (`x = torch.zeros(1, 200, 80); out = model(x)`) or nothing at all (`zs = self.masks()`): a model
+    file's `__main__` check or a shape probe, not an evaluation; it holds one forward's activations."""
+    node = model.parent_of(call)
+    while node is not None and node is not scope:
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension, ast.ListComp, ast.GeneratorExp,
+                             ast.SetComp, ast.DictComp)):
+            return False
+        node = model.parent_of(node)
+    for arg in (*call.args, *(k.value for k in call.keywords)):
+        if isinstance(arg, ast.Starred):
+            return False
+        value = model.value_of(arg) if isinstance(arg, ast.Name) else arg
+        if isinstance(value, ast.Constant):
+            continue
+        if not (isinstance(value, ast.Call) and model.resolve(value.func) in _SYNTHETIC):
+            return False
+    return True
 
 
 def _sets_requires_grad(scope: ast.AST) -> bool:
@@ -218,11 +259,11 @@ def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> 
     if any(_method_of(model, site.node, ("train",), key) for site in facts.calls):
         return None
     forwards = [s.node for s in facts.calls if s.ctx.function is None and _runs(model, s.node, key)
-                and not autograd_off(facts, s.node)]
+                and not autograd_off(facts, s.node) and not _smoke_forward(model, s.node, None)]
     if not forwards:
         return None
     return Report(forwards[0], f"the script runs {short(ast.unparse(target), 24)} in eval mode with autograd on, so "
-                  "every forward keeps its activations; wrap it in `with torch.inference_mode():`")
+                  "every forward keeps its activations; wrap it in `with torch.inference_mode():`", needs=_NO_GRADIENTS)
 
 
 def _wants_grad(model: SemanticModel, function: ast.AST, calls: list[ast.Call]) -> bool:
