@@ -185,3 +185,20 @@ def test_evaluation_in_a_program_that_differentiates_itself_is_not_reported(proj
     assert rows(project, "DSL401") == []
     project.write({"train.py": EVAL, "models.py": FORCES.replace("CALL", "torch.ops.aten.mul")})
     assert rows(project, "DSL401") == [10]
+
+
+# -- sources/newer_syntax.py: Python 3.12 syntax on an older interpreter -------------------------------
+
+def test_newer_syntax_is_skipped_with_a_line_and_a_real_syntax_error_is_still_reported(project):
+    import sys
+
+    import pytest
+
+    if sys.version_info >= (3, 12):
+        pytest.skip("this interpreter parses Python 3.12 syntax")
+    project.write({"a.py": "import torch\n\n\nclass Box[T]:\n    pass\n",
+                   "b.py": "import torch\nrow = {'a': 1}\nprint(f'{row['a']}')\n",
+                   "c.py": "import torch\nx = (\n"})
+    result = project.check()
+    assert [(f.path, f.code) for f in result.findings] == [("c.py", "DSL001")]
+    assert [line.split(":")[0] for line in result.skipped] == ["skipped a.py", "skipped b.py"]

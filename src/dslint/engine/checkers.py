@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 import traceback
 from pathlib import Path
 from typing import Optional
@@ -15,6 +16,7 @@ from ..rules.registry import Rule, all_rules
 from ..settings import Settings
 from ..sources.discover import SourceFile
 from ..sources.files import NotRegularFile, TooLarge, decode_text, read_regular
+from ..sources.newer_syntax import newer_syntax
 from ..textpos import LineIndex
 from .results import (
     INTERNAL_ERROR,
@@ -164,6 +166,11 @@ def check_python(source: SourceFile, text: str, settings: Settings, prefilter: b
         lines = LineIndex(text)
         row = max(1, min(error.lineno or 1, len(lines.line_starts)))
         column = max(1, error.offset or 1)
+        newer = newer_syntax(lines.line(row))
+        if newer is not None:
+            version = ".".join(map(str, sys.version_info[:2]))
+            return FileResult(source, "skipped", note=f"skipped {source.path}:{row}: it uses {newer}, which Python "
+                                                      f"{version} cannot parse; run dslint with a newer Python")
         start = lines.offset(row, column)
         result.findings.append(engine_finding(
             SYNTAX_ERROR, source.path, f"syntax error: {error.msg}", lines.span(start, start)))

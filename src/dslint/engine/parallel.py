@@ -146,6 +146,8 @@ def check_files(sources: list[SourceFile], settings: Settings, *, jobs: Optional
             results[index] = result
     if cache is not None:
         for index in todo:
+            if results[index].note is not None:
+                continue  # (an interpreter's limit, not the file's: checked again, its line shown every run)
             results[index].cache_key = keys.get(index)
             cache.put(keys.get(index), results[index])
     return results  # type: ignore[return-value]

@@ -65,6 +65,7 @@ def check(paths: list[str], settings: Settings, *, root: Optional[Path] = None, 
         if owned and cache is not None and overlay is None:
             remember_run(root, cache, checked, results)
     findings = [f for r in results for f in r.findings if f.needs is None] + setup
+    skipped += [r.note for r in results if r.note is not None]
     if cache is not None and owned:
         cache.save()
         cache.close()

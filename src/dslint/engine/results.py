@@ -27,6 +27,7 @@ class FileResult:
     noqa: dict = field(default_factory=dict)  # row -> set of codes
     file_noqa: object = False  # True: every code; a frozenset: those codes
     cache_key: Optional[str] = None  # content-based key, set when the result went through the cache
+    note: Optional[str] = None  # "skipped PATH:ROW: why", a file not checked for a reason that is not its fault
 
 
 
