@@ -202,3 +202,29 @@ def test_newer_syntax_is_skipped_with_a_line_and_a_real_syntax_error_is_still_re
     result = project.check()
     assert [(f.path, f.code) for f in result.findings] == [("c.py", "DSL001")]
     assert [line.split(":")[0] for line in result.skipped] == ["skipped a.py", "skipped b.py"]
+
+
+# -- rules/memory.py: DSL402, a from_pretrained model used in a training step --------------------------
+
+DIFFUSION = ("import torch\nfrom diffusers import AutoencoderKL\n\n\n"
+             "def main(loader):\n    model = torch.nn.Linear(4, 4).cuda()\n"
+             "    opt = torch.optim.AdamW(model.parameters())\n"
+             "    vae = AutoencoderKL.from_pretrained('sd-vae').to('cuda')\n    FREEZE\n"
+             "    for step, x in enumerate(loader):\n        with torch.no_grad():\n            z = vae.encode(x)\n"
+             "        loss = model(z).sum()\n        opt.zero_grad()\n        loss.backward()\n        opt.step()\n"
+             "        if step % 100 == 0:\n            samples = vae.decode(z)\n")
+
+
+def test_a_from_pretrained_autoencoder_decoding_in_the_training_loop_records_its_graph(project):
+    project.write({"train.py": DIFFUSION.replace("FREEZE", "pass")})
+    assert rows(project, "DSL402") == [18]
+
+
+def test_a_frozen_or_trained_from_pretrained_model_is_not_reported(project):
+    for change in ("vae.requires_grad_(False)", "opt.add_param_group({'params': vae.parameters()})", "vae.train()"):
+        project.write({"train.py": DIFFUSION.replace("FREEZE", change)})
+        assert rows(project, "DSL402") == [], change
+    project.write({"train.py": DIFFUSION.replace("FREEZE", "pass").replace("            samples = vae.decode(z)",
+                                                                           "            with torch.no_grad():\n"
+                                                                           "                samples = vae.decode(z)")})
+    assert rows(project, "DSL402") == []

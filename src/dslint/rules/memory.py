@@ -437,7 +437,7 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
     evals = _eval_modes(facts, model)
     decided = set()
     for site in _training_step_calls(facts) if evals else ():
-        target = _forward_target(site.node)
+        target = _frozen_method_target(site.node) or _forward_target(site.node)
         key = object_of(model, target) if target is not None else None
         if key not in evals or key in decided:
             continue
@@ -449,6 +449,11 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
             continue
         name, eval_call = ast.unparse(target), before[0].node
         span = facts.lines.span_of_node(eval_call)
+        if not (isinstance(eval_call.func, ast.Attribute) and eval_call.func.attr == "eval"):
+            yield Report(site.node, f"{short(name, 24)} comes in eval mode from from_pretrained (line {eval_call.lineno}), "
+                         f"yet {short(site.ctx.function.name, 24)}() records its graph; freeze it (.requires_grad_(False)) "
+                         "or call it under torch.no_grad()")
+            continue
         yield Report(site.node, f"{short(name, 24)} is only in eval mode (line {eval_call.lineno}), yet "
                      f"{short(site.ctx.function.name, 24)}() records its graph; freeze it (.requires_grad_(False)) "
                      "or call it under torch.no_grad()",
@@ -457,10 +462,29 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
                                   end_row=span.end.row, end_column=span.end.column))
 
 
+# A frozen autoencoder's or encoder's own entry points (diffusers' AutoencoderKL.encode/decode, CLIP's
+# get_*_features): run in a training step they record a graph as a forward does.
+_FROZEN_METHODS = frozenset(("encode", "decode", "encode_image", "encode_text", "get_image_features",
+                             "get_text_features"))
+
+
+def _frozen_method_target(call: ast.Call) -> Optional[ast.expr]:
+    """`vae.decode(z)` → `vae`; None for any other call."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr in _FROZEN_METHODS and isinstance(func.value, (ast.Name, ast.Attribute)):
+        return func.value
+    return None
+
+
 def _runs_another_model(model: SemanticModel, site: CallSite, key) -> bool:
     """Does the training step also run another model (a student, a policy)? If not, the step's
     backward trains `key` itself (linear probing keeps a backbone in eval mode for its BatchNorm
-    statistics, and a loss function is no model)."""
+    statistics, and a loss function is no model). A model `key` came to from `from_pretrained` counts
+    as frozen beside any other object whose parameters the module hands an optimizer."""
+    if _pretrained(key) is not None and any(
+            isinstance(c.func, ast.Attribute) and c.func.attr == "parameters" and object_of(model, c.func.value) != key
+            for c in ast.walk(model.tree) if isinstance(c, ast.Call)):
+        return True
     for call in model.calls_in(site.ctx.function):
         target = _forward_target(call)
         other = object_of(model, target) if target is not None else None
@@ -476,7 +500,9 @@ _TRAINED_NAMES = re.compile(r"student|actor|policy|critic|generator|discriminato
 
 
 def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
-    """Model → the `.eval()` calls on it (`teacher.eval()`, `teacher = load(...).eval()`)."""
+    """Model → the `.eval()` calls on it (`teacher.eval()`, `teacher = load(...).eval()`), or the
+    `from_pretrained` call that bound it: transformers' and diffusers' `from_pretrained` return the
+    model in eval mode."""
     found: dict = {}
     for site in facts.method_calls("eval"):
         call = site.node
@@ -484,7 +510,32 @@ def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
             key = object_of(model, call.func.value)
             if key is not None:
                 found.setdefault(key, []).append(site)
+    for site in facts.method_calls("from_pretrained"):
+        root = (model.resolve(site.node.func) or "").split(".")[0]
+        statement = model.parent_of(site.node)
+        while isinstance(statement, ast.Attribute) or isinstance(statement, ast.Call) and statement.func is not site.node \
+                and isinstance(statement.func, ast.Attribute) and statement.func.attr in _MOVES:
+            statement = model.parent_of(statement)  # `.from_pretrained(...).to(device)`
+        if root not in ("transformers", "diffusers") or not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                                                               and isinstance(statement.targets[0], ast.Name)):
+            continue
+        key = object_of(model, statement.value)  # (what a read of the name gives: `.to()` is the same object)
+        if key is not None and key not in found:
+            found[key] = [site]
     return found
+
+
+_MOVES = frozenset(("to", "cuda", "half", "bfloat16", "float"))
+
+
+def _pretrained(key) -> Optional[ast.Call]:
+    """The `from_pretrained` call of a model (`object_of`: the value a name is bound to), through
+    `.to(device)` and the like; else None."""
+    value = key
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _MOVES:
+        value = value.func.value
+    ok = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "from_pretrained"
+    return value if ok else None
 
 
 def _training_step_calls(facts: ScriptFacts) -> list[CallSite]:
