@@ -228,3 +228,20 @@ def test_a_frozen_or_trained_from_pretrained_model_is_not_reported(project):
                                                                            "            with torch.no_grad():\n"
                                                                            "                samples = vae.decode(z)")})
     assert rows(project, "DSL402") == []
+
+
+# -- facts/config_dicts.py: an option without type= gives the passed word as a string -----------------
+
+BUILDER = ('def make_ds_config(args):\n    return {"train_micro_batch_size_per_gpu": args.micro_bs,\n'
+           '            "gradient_accumulation_steps": 1, "zero_optimization": {"stage": 1}}\n')
+MAIN = ("import argparse\n\nimport deepspeed\nimport torch\n\nfrom config import make_ds_config\n\n"
+        "p = argparse.ArgumentParser()\np.add_argument('--micro-bs', OPTION)\nargs = p.parse_args()\n"
+        "model = torch.nn.Linear(4, 4)\n"
+        "deepspeed.initialize(model=model, model_parameters=model.parameters(), config=make_ds_config(args))\n")
+
+
+def test_a_passed_value_of_an_option_without_type_is_a_string_in_the_config(project):
+    for option, found in (("default=4", [2]), ("default=4, type=int", []), ("default=4, choices=['4', '8']", [])):
+        project.write({"config.py": BUILDER, "train.py": MAIN.replace("OPTION", option),
+                       "run.sh": "deepspeed --num_gpus 2 train.py --micro-bs 8\n"})
+        assert [f.span.start.row for f in project.check(select=["DSL603"]).findings] == found, option

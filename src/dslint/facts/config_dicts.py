@@ -72,6 +72,9 @@ class OptionLeaf(NotLiteral):
 
     default: Any = None
     options: tuple = ()
+    # an argparse option with neither `type=` nor an action: whatever a launch line passes, the value is that
+    # word as a string (`--micro-bs 8` gives "8"); `given_options` reads it
+    text: bool = False
 
 
 @dataclass(frozen=True, repr=False)
@@ -86,19 +89,26 @@ class ParamField(NotLiteral):
 
 @dataclass(frozen=True)
 class OptionNamespace:
-    """An argument that is the script's `parser.parse_args()` namespace: dest -> (default, options) of the
-    options whose default is a literal and which nothing in the module assigns afterwards."""
+    """An argument that is the script's `parser.parse_args()` namespace: dest -> (default, options, text) of
+    the options whose default is a literal and which nothing in the module assigns afterwards (`text`: the
+    option has no `type=` and no action, so a passed value is a string)."""
 
-    defaults: tuple  # ((dest, default, options), ...)
+    defaults: tuple  # ((dest, default, options, text), ...)
 
 
-def given_options(value: Any, given: Callable[[tuple], Optional[bool]]) -> Any:
+def given_options(value: Any, given: Callable[[tuple], Optional[bool]],
+                  passed: Optional[Callable[[tuple], Optional[str]]] = None) -> Any:
     """`value` with each OptionLeaf replaced by its default where `given(options)` is False (no launch
-    line passes one); it stays unknown where one may."""
+    line passes one), and by the word the line passes for an option whose value is that text (`passed`:
+    the literal word, None when not known); it stays unknown otherwise."""
     if isinstance(value, dict):
-        return {k: given_options(v, given) for k, v in value.items()}
+        return {k: given_options(v, given, passed) for k, v in value.items()}
     if isinstance(value, OptionLeaf):
-        return value.default if given(value.options) is False else value
+        was_given = given(value.options)
+        if was_given is False:
+            return value.default
+        word = passed(value.options) if was_given and value.text and passed is not None else None
+        return word if word is not None else value
     return value
 
 
@@ -275,7 +285,7 @@ def substitute(value: Any, bound: dict) -> Any:
         namespace = bound.get(value.param)
         found = next((entry for entry in namespace.defaults if entry[0] == value.attr), None) \
             if isinstance(namespace, OptionNamespace) else None
-        return OptionLeaf(value.what, found[1], found[2]) if found is not None else NotLiteral(value.what)
+        return OptionLeaf(value.what, found[1], found[2], *found[3:]) if found is not None else NotLiteral(value.what)
     if isinstance(value, Computed):
         return fold(value.op, tuple(substitute(p, bound) for p in value.parts), value.what)
     return value

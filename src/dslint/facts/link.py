@@ -659,6 +659,12 @@ def _lightning_class_defaults(project: "Project", site, module: str):
     return dataclasses.replace(site, **changes) if changes else site
 
 
+def _passed_word(args: list, options: tuple) -> Optional[str]:
+    """The literal word a launch line passes for one of `options`, else None."""
+    given = option_value(args, options)
+    return given[0] if given is not None and isinstance(given[0], str) else None
+
+
 def _hf_arguments_class(project: "Project", script: str, klass: str) -> bool:
     """Does the project class `script` imports as `klass` derive from transformers' TrainingArguments?"""
     from .program_loads import imported_class_derives_from
@@ -1144,7 +1150,7 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
 
     args = script_args(setup.command)  # (`get_ds_config(args)`: an option's default unless the line passes it)
     link.value = given_options(resolve_leaves(value, imported_values(project.program, symbol.path)),
-                               lambda options: option_passed(args, options))
+                               lambda options: option_passed(args, options), lambda options: _passed_word(args, options))
     link.how = f"{ref.what}: the dict {ref.builder}(...) returns ({symbol.path}:{function.row})"
     link.ref_span, link.ref_path = ref.span, setup.script_path
     link.key_spans, link.key_path = spans, symbol.path

@@ -29,8 +29,8 @@ from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, OptionNamespace,
                            literal_leaf, overwritten, project_import, template_of, with_overwritten)
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
-from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, class_field_default,
-                     config_object_read, constant, env_accesses, factory_default, instance_field,
+from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, argparse_takes_text,
+                     class_field_default, config_object_read, constant, env_accesses, factory_default, instance_field,
                      is_namespace, overridden_attribute, traced_constant)
 from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
 from .option_defaults import option_default
@@ -623,7 +623,7 @@ class _Extractor:
             value = _literal(default)
             options = argparse_options(self.model, dest)
             if options and isinstance(value, (bool, int, float, str)):
-                entries.append((dest, value, options))
+                entries.append((dest, value, options, argparse_takes_text(self.model, dest)))
         return OptionNamespace(tuple(entries))
 
     def beside_script(self, expr: ast.AST, depth: int = 0) -> Optional[str]:

@@ -1497,6 +1497,14 @@ class _AnyKeys:
 _ANY = _AnyKeys()
 
 
+def argparse_takes_text(model: SemanticModel, dest: str) -> bool:
+    """Is the argparse option with this dest stored as the text given (no `type=`, no `action=`, one
+    value: `nargs` not set)?"""
+    spec = _argparse(model).specs.get(dest)
+    return spec is not None and spec.type_name is None and spec.action is None and not any(
+        k.arg in ("type", "action", "nargs", "choices") for k in spec.node.keywords)
+
+
 def argparse_options(model: SemanticModel, dest: str) -> tuple:
     """The option strings of the argparse argument with this dest (`("--gpus", "-g")`), else ()."""
     spec = _argparse(model).specs.get(dest)
