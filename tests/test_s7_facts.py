@@ -245,3 +245,18 @@ def test_a_passed_value_of_an_option_without_type_is_a_string_in_the_config(proj
         project.write({"config.py": BUILDER, "train.py": MAIN.replace("OPTION", option),
                        "run.sh": "deepspeed --num_gpus 2 train.py --micro-bs 8\n"})
         assert [f.span.start.row for f in project.check(select=["DSL603"]).findings] == found, option
+
+
+# -- facts/script_setup.py: DSL703, a port set beside an address the job computes ---------------------
+
+LSF = ("import os\nimport subprocess\n\nimport torch.distributed as dist\n\n\n"
+       "def setup():\n    ADDR\n    os.environ['MASTER_PORT'] = '23456'\n"
+       "    dist.init_process_group('nccl', init_method='env://')\n\n\nsetup()\n")
+
+
+def test_a_fixed_port_beside_a_computed_master_address_is_a_multi_node_rendezvous(project):
+    computed = "os.environ['MASTER_ADDR'] = subprocess.check_output(['head', '-1', os.environ['LSB_DJOB_HOSTFILE']]).decode()"
+    project.write({"train.py": LSF.replace("ADDR", computed)})
+    assert rows(project, "DSL703") == []
+    project.write({"train.py": LSF.replace("ADDR", "os.environ['MASTER_ADDR'] = 'localhost'")})
+    assert rows(project, "DSL703") == [9]

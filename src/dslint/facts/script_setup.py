@@ -103,6 +103,9 @@ class ConfigRef:
     loader: Optional[str] = None
 
 
+_LOOPBACK = ("localhost", "127.0.0.1", "0.0.0.0", "::1")
+
+
 @dataclass(frozen=True)
 class ClientOptimizer:
     qualname: str  # torch.optim.AdamW; "" while `builder` is not resolved
@@ -293,6 +296,9 @@ class ScriptSetupFacts:
     loader_workers: list[LoaderWorkers] = field(default_factory=list)
     env_device_indexes: list[EnvDeviceIndex] = field(default_factory=list)
     ports: list[PortLiteral] = field(default_factory=list)
+    # spans of MASTER_PORT sets beside a MASTER_ADDR the job computes (a hostfile's first host): the port
+    # the nodes of a multi-node job agree on, by design
+    agreed_ports: list = field(default_factory=list)
     saves: list[WeightSave] = field(default_factory=list)
     argparse_options: dict = field(default_factory=dict)  # option string -> (dest, default)
     env_sets: dict = field(default_factory=dict)  # NAME -> (literal value or None, Span), set in the script
@@ -1232,6 +1238,8 @@ class _Extractor:
                                                               keys, unset, top, unless_options=options))
 
     def read_env_sets(self) -> None:
+        self._remote_addr_scopes: set = set()
+        self._port_scopes: list = []  # (function, index in out.ports) of each MASTER_PORT set
         for node, _ in self.f.of_type(ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Subscript) and dotted(target.value) in ("os.environ", "environ"):
@@ -1245,6 +1253,10 @@ class _Extractor:
                 pairs += [(_literal(k), v) for k, v in zip(site.node.args[0].keys, site.node.args[0].values) if k is not None]
             for key, value in pairs:
                 self._env_set(key, value, site.node)
+        agreed = {index for function, index in self._port_scopes if function in self._remote_addr_scopes}
+        if agreed:  # a port set beside a MASTER_ADDR the job computes: a multi-node rendezvous
+            self.out.agreed_ports = [p.span for i, p in enumerate(self.out.ports) if i in agreed]
+            self.out.ports = [p for i, p in enumerate(self.out.ports) if i not in agreed]
         for key, (value, span) in self.out.env_sets.items():
             if key == "PL_DEEPSPEED_CONFIG_PATH" and value:
                 self.out.config_refs.append(ConfigRef("literal", "lightning", "os.environ['PL_DEEPSPEED_CONFIG_PATH']",
@@ -1259,7 +1271,11 @@ class _Extractor:
         ctx = self.f.context_of(node)
         guarded = ctx is not None and any("environ" in ast.unparse(g.test) or "MASTER_PORT" in ast.unparse(g.test)
                                           for g, _ in ctx.guards)
+        if key == "MASTER_ADDR" and not (isinstance(value, str) and value.strip().lower() in _LOOPBACK):
+            # (an address the job finds, a hostfile's first host: the nodes meet there, on a port agreed by design)
+            self._remote_addr_scopes.add(getattr(ctx, "function", None))
         if key == "MASTER_PORT" and literal and literal.isdigit() and not guarded:
+            self._port_scopes.append((getattr(ctx, "function", None), len(self.out.ports)))
             self.out.ports.append(PortLiteral(self.span(node), int(literal), f"os.environ[\"MASTER_PORT\"] = {literal!r}"))
 
     def read_threads(self) -> None:

@@ -166,7 +166,7 @@ def fixed_rendezvous_port(ctx: SetupContext) -> Iterator[Report]:
         if facts is None or not summary.multiprocess or is_test_module(path):
             continue  # unit tests pin a distinct port per test on purpose (torchtitan's tests do)
         ports = [(p.span, p.port) for p in facts.ports]
-        seen = {span for span, _ in ports}
+        seen = {span for span, _ in ports} | set(facts.agreed_ports)
         for source in summary.extra.get("spawn_ports", ()):  # through a spawned worker, another module, an f-string
             port = port_of(ctx.project.program, path, source) if source.span not in seen else None
             if port is not None:
