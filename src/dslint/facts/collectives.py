@@ -593,3 +593,54 @@ def _alone_in_branch(facts: ScriptFacts, node: ast.AST, gate: RankGate) -> bool:
         return False
     branch = gate.if_node.body if gate.in_body else gate.if_node.orelse
     return len(branch) == 1 and isinstance(branch[0], ast.Expr) and branch[0].value is node
+
+
+def argument_constants(facts: ScriptFacts) -> dict:
+    """A summary (`summary.extra["argument_constants"]`): for each imported name the module calls
+    (`log`, `utils.log`, as ModuleExports.called spells it), the calls that give it something other
+    than a literal constant: ((positions given a non-constant, keywords given one, `*args` or
+    `**kwargs` given), ...). A call it lists nothing for passes constants only."""
+    imported = set(facts.imports.names) | facts.imports.relative
+    found: dict = {}
+    for site in facts.calls:
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        if head not in imported or (site.receiver is None and not isinstance(site.node.func, ast.Name)):
+            continue
+        node = site.node
+        star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        positions = tuple(i for i, a in enumerate(node.args) if not isinstance(a, (ast.Constant, ast.Starred)))
+        keywords = tuple(k.arg for k in node.keywords if k.arg is not None and not isinstance(k.value, ast.Constant))
+        if star or positions or keywords:
+            local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+            found.setdefault(local, []).append((positions, keywords, star))
+    return {local: tuple(calls) for local, calls in found.items()}
+
+
+def callers_pass_constants(project, path: str, function: str, params: tuple) -> bool:
+    """Does every call of the module-level `function` of `path` from the other modules of the project
+    give each of `params` ((parameter, position or None, its default is a constant), ...) a literal
+    constant, or leave it at a constant default? At least one call; False when a module imports it
+    without calling it (it may pass it on), or a caller's summary does not say (a module that
+    mentions no framework: then only calls that leave every one of them unbound count)."""
+    from .program_callers import _callers
+
+    summaries = {id(s.module): s for s in project.scripts.values() if s is not None and s.module is not None}
+    calls = 0
+    for exports, called, uncalled in _callers(project.program, path, function):
+        if uncalled:
+            return False
+        summary = summaries.get(id(exports))
+        given = summary.extra.get("argument_constants") if summary is not None else None
+        for local in called:
+            for count, keywords, star in exports.call_shapes.get(local, ((0, (), True),)):
+                calls += 1
+                for name, position, constant_default in params:
+                    bound = star or name in keywords or (position is not None and count > position)
+                    if not bound and not constant_default:
+                        return False
+                    if bound and given is None:
+                        return False
+            for positions, keywords, star in given.get(local, ()) if given is not None else ():
+                if star or any(name in keywords or position in positions for name, position, _ in params):
+                    return False
+    return calls > 0

@@ -17,7 +17,8 @@ A rank test is read through values: a name is followed to what it was assigned, 
 `is_leader = rank == 0` gates like `rank == 0`. Conditions that every rank evaluates alike are
 no gate: `if local_rank != -1` (distributed or not), `if rank in group_ranks` (membership of
 an explicit group, whose collectives are legitimate), a `rank0` parameter that every caller
-in the module passes as a constant, an early return whose test also needs a non-rank flag, an
+in the module passes as a constant (or, for a function only other modules call, `parameter_gate`:
+what the project phase asks of their calls), an early return whose test also needs a non-rank flag, an
 "already set up" test of a module global that the testing function stores only after it, a rank
 test `or`-ed with a rank-free part that the other conditions on the path make true (`if kind !=
 LEGACY or rank == 0:` around `if kind == GLOBAL:`; `opens_gate`: a flag passed on that makes it true).
@@ -422,6 +423,50 @@ class _RankTests:
 def rank_tests(facts: ScriptFacts) -> _RankTests:
     """The module's rank-condition reader (cached on the facts)."""
     return facts.derived("rank_tests", _RankTests)
+
+
+class _AssumingConstant(_RankTests):
+    """A rank-condition reader that takes some parameters (their bindings) to be passed a constant
+    by every caller, as `_constant_parameter` proves for the callers of the module."""
+
+    def __init__(self, facts: ScriptFacts, assumed: frozenset):
+        super().__init__(facts)
+        self._assumed = assumed  # ids of parameter bindings
+
+    def _constant_parameter(self, name: ast.Name) -> bool:
+        binding = self.model.binding_of(name)
+        return (binding is not None and id(binding) in self._assumed) or super()._constant_parameter(name)
+
+
+def parameter_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context], gate: RankGate) -> Optional[tuple]:
+    """(function, ((parameter, position or None, its default is a constant), ...)) when `gate` is a
+    gate only through parameters named like a rank of a module-level function that this module
+    never names (`def log(msg, rank0_only=False): if rank0_only: return`, called from other
+    modules): when every caller passes them a constant, every rank of a call takes the same branch
+    and nothing else on the path gates `node`. None when another gate remains or the module calls
+    the function itself (then `_constant_parameter` has already read its calls)."""
+    test = getattr(gate.node, "test", None)
+    if test is None:
+        return None
+    tests = rank_tests(facts)
+    found: dict = {}
+    for name in ast.walk(test):
+        if not isinstance(name, ast.Name) or not tests.selects_some_ranks(name):
+            continue
+        binding = tests.model.binding_of(name)
+        if binding is None or binding.kind != "parameter" or binding.scope.parent is None \
+                or binding.scope.parent.kind != "module" or not getattr(binding.scope.node, "name", None):
+            return None
+        found[id(binding)] = binding
+    functions = {id(b.scope.node): b.scope.node for b in found.values()}
+    if len(functions) != 1:
+        return None
+    function = next(iter(functions.values()))
+    if any(isinstance(n, ast.Name) and n.id == function.name and isinstance(n.ctx, ast.Load) for n in ast.walk(facts.tree)):
+        return None  # the module calls it or hands it on: its own calls decide
+    if _AssumingConstant(facts, frozenset(found)).rank_gate(node, where) is not None:
+        return None
+    return function.name, tuple((b.name, b.position, isinstance(b.default, ast.Constant)) for b in found.values())
 
 
 def rank_gate(facts: ScriptFacts, node: ast.AST, where: Optional[Context] = None,

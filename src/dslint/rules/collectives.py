@@ -8,9 +8,9 @@ from dataclasses import replace
 from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
-from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, call_arguments, find_gated_collectives,
-                                 gate_opener, passes_flag)
-from ..facts.conditions import rank_gate, rank_tests, under_zero3
+from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, argument_constants, call_arguments,
+                                 callers_pass_constants, find_gated_collectives, gate_opener, passes_flag)
+from ..facts.conditions import parameter_gate, rank_gate, rank_tests, under_zero3
 from ..facts.lightning_hooks import hook_needs
 from ..facts.link import link_setups
 from ..sources.names import is_library
@@ -73,8 +73,23 @@ def rank_gated_collective(ctx: PythonContext) -> Iterator[Report]:
         if call.collective.label.rsplit(".", 1)[-1] in BARRIERS:
             fix = _hoist_fix(facts, call, call.collective.label)
         ranks = _ranks_past(call.gate.description, call.gate.in_body)
-        yield Report(call.node, f"{short(what, 52)} runs only on {ranks}, so it hangs; call it on every rank", fix=fix)
+        # (a gate only through a `rank0_only` parameter of a function that other modules call: decided once linked)
+        through = parameter_gate(facts, call.node, None, call.gate)
+        needs = ("callers-pass-constant", (("function", through[0]), ("params", through[1]))) if through else None
+        yield Report(call.node, f"{short(what, 52)} runs only on {ranks}, so it hangs; call it on every rank", fix=fix,
+                     needs=needs)
     yield from _gated_project_calls(facts)
+
+
+summary_extractor("argument_constants")(argument_constants)
+
+
+@decider("callers-pass-constant")
+def _decide_callers_pass_constant(finding, project, params):
+    """Drop the collective when its gate is a parameter (`rank0_only`) that every caller in the
+    other modules passes as a constant (or leaves at a constant default): every rank of a call
+    takes the same branch."""
+    return None if callers_pass_constants(project, finding.path, params["function"], params["params"]) else finding
 
 
 def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
