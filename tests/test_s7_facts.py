@@ -260,3 +260,22 @@ def test_a_fixed_port_beside_a_computed_master_address_is_a_multi_node_rendezvou
     assert rows(project, "DSL703") == []
     project.write({"train.py": LSF.replace("ADDR", "os.environ['MASTER_ADDR'] = 'localhost'")})
     assert rows(project, "DSL703") == [9]
+
+
+# -- facts/link.py: a plain `python script.py` of a program that starts no process is one process ------
+
+DEAD_INIT = HEAD + ("def init_distributed():\n    dist.init_process_group('nccl')\n\n\n"
+                    "def main():\n    model = torch.nn.Linear(8, 8).to('cuda:0')\n    EXTRA\n\n\nmain()\n")
+
+
+def test_a_plain_python_launch_of_a_program_that_starts_no_process_is_one_process(project):
+    project.write({"infer.py": DEAD_INIT.replace("EXTRA", "pass"), "run.sh": "CUDA_VISIBLE_DEVICES=0 python3 infer.py\n"})
+    assert rows(project, "DSL101") == []
+
+
+def test_a_python_launch_of_a_program_that_may_start_processes_is_not_one_process(project):
+    extra = "import subprocess; subprocess.run(['torchrun', '--nproc_per_node', '2', 'infer.py'])"
+    project.write({"infer.py": DEAD_INIT.replace("EXTRA", extra), "run.sh": "python infer.py\n"})
+    assert rows(project, "DSL101") == [11]
+    project.write({"infer.py": DEAD_INIT.replace("EXTRA", "pass"), "run.sh": "torchrun --nproc_per_node 2 infer.py\n"})
+    assert rows(project, "DSL101") == [11]

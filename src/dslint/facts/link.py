@@ -1759,9 +1759,20 @@ def own_gpu_per_process(project: "Project", path: str) -> bool:
 
 
 def single_process_launches(project: "Project", path: str) -> bool:
-    """Every launch line that starts the program of `path` starts one process (and there is one)."""
-    sizes = launched_world_sizes(project, path)
-    return bool(sizes) and all(size == 1 for size in sizes)
+    """Every launch line that starts the program of `path` starts one process (and there is one): its
+    world size is 1, or it is a plain `python script.py` of a program that starts no process itself (no
+    mp.spawn, no Lightning with several or automatic devices, no multiprocessing, subprocess, ray...)."""
+    from .program import norm_path
+
+    entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
+    setups = [s for s in link_setups(project) if s.launch_path is not None and norm_path(s.script_path) in entries]
+    return bool(setups) and all(s.world_size == 1 or (s.world_size is None and _one_python_process(project, s))
+                                for s in setups)
+
+
+def _one_python_process(project: "Project", setup: TrainingSetup) -> bool:
+    return setup.launcher == "python" and setup.spawner == "none" and setup.lightning is None and \
+        not project.program.starts_processes_anywhere(setup.script_path)
 
 
 def node_cores(setup: TrainingSetup, configured: Optional[int]) -> tuple:

@@ -53,6 +53,15 @@ GRADIENT_CALLS = ("torch.autograd.grad", "torch.autograd.functional.jacobian", "
                   "torch.func.vjp", "torch.func.jvp", "functorch.grad", "functorch.jacrev", "functorch.vjp")
 
 
+# Roots of calls that may start the program's ranks as other processes (see ModuleExports.starts_processes).
+_PROCESS_STARTERS = ("multiprocessing.", "torch.multiprocessing.", "subprocess.", "os.system", "os.popen", "os.exec",
+                     "os.spawn", "os.fork", "ray.", "submitit.", "torch.distributed.run", "torch.distributed.launch",
+                     "torch.distributed.elastic", "torch.distributed.launcher", "accelerate.notebook_launcher",
+                     "accelerate.launchers", "deepspeed.launcher", "concurrent.futures.ProcessPoolExecutor")
+_PROCESS_WORDS = ("Process", "process", "subprocess", "system", "popen", "exec", "spawn", "fork", "ray", "submitit",
+                  "launch", "Pool")
+
+
 @dataclass(frozen=True)
 class ImportRef:
     module: str  # "textcls.data"; "" for `from . import x`
@@ -795,6 +804,10 @@ class ModuleExports:
     # it takes gradients itself (`torch.autograd.grad`, torch.func's grad/jacrev, ...): a model whose forward
     # computes forces or derivatives needs autograd on in evaluation too
     takes_gradients: bool = False
+    # it may start processes other than by torch.multiprocessing.spawn (multiprocessing, subprocess, ray,
+    # submitit, torch's elastic launcher, accelerate's notebook_launcher): a `python script.py` launch of its
+    # program may still run several ranks
+    starts_processes: bool = False
 
 
 def summarise_module(facts: ScriptFacts) -> ModuleExports:
@@ -842,6 +855,8 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                                                                            summariser.inside(stmt)[2])
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.takes_gradients = "grad" in facts.text and bool(facts.calls_to(*GRADIENT_CALLS))
+    exports.starts_processes = any(word in facts.text for word in _PROCESS_WORDS) and any(
+        (q or "").startswith(_PROCESS_STARTERS) for q in facts._by_qualname)
     exports.model_parallel = model_parallelism(facts)
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE,
                                                 summariser.module_dicts())

@@ -413,6 +413,10 @@ class ProgramIndex:
                 return f"{found} in {self.display.get(module, module)}"
         return None
 
+    def starts_processes_anywhere(self, path: str) -> bool:
+        """May some module that runs with `path` start processes (multiprocessing, subprocess, ray, ...)?"""
+        return any(self.modules[p].starts_processes for p in self.program_modules(path) if p in self.modules)
+
     def takes_gradients_anywhere(self, path: str) -> bool:
         """Does some module that runs with `path` differentiate itself (`torch.autograd.grad`)?"""
         return any(self.modules[p].takes_gradients for p in self.program_modules(path) if p in self.modules)
