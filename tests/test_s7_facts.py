@@ -279,3 +279,26 @@ def test_a_python_launch_of_a_program_that_may_start_processes_is_not_one_proces
     assert rows(project, "DSL101") == [11]
     project.write({"infer.py": DEAD_INIT.replace("EXTRA", "pass"), "run.sh": "torchrun --nproc_per_node 2 infer.py\n"})
     assert rows(project, "DSL101") == [11]
+
+
+def test_a_made_up_tensor_moved_to_the_gpu_is_still_made_up(project):
+    project.write({"net.py": SMOKE.replace("INPUT", "torch.ones(1, 3, 64, 64).cuda().half()")})
+    assert rows(project, "DSL401") == []
+
+
+def test_a_diffusers_pipeline_from_pretrained_runs_without_grad(project):
+    code = DIFFUSION.replace("AutoencoderKL.from_pretrained", "StableDiffusionPipeline.from_pretrained").replace(
+        "from diffusers import AutoencoderKL", "from diffusers import StableDiffusionPipeline").replace("FREEZE", "pass")
+    project.write({"train.py": code})
+    assert rows(project, "DSL402") == []
+
+
+# -- facts/conditions.py: names that say "by or for the main process" are no rank test ----------------
+
+GATHER = HEAD + "def all_gather_cpu(part, NAME=True):\n    if not NAME:\n        dist.barrier()\n    return part\n" + SETUP
+
+
+def test_a_flag_named_for_the_main_process_is_no_rank_test(project):
+    for name, found in (("collect_by_master", []), ("from_master", []), ("is_master", [8]), ("master", [8])):
+        project.write({"comm.py": GATHER.replace("NAME", name)})
+        assert rows(project, "DSL501") == found, name

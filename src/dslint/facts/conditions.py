@@ -41,10 +41,12 @@ RANK_WORDS = re.compile(r"(^|_)(local_?rank|global_?rank|rank|is_main_process|is
                         r"is_rank_zero|is_world_process_zero|is_local_process_zero|main_process|master_process|"
                         r"is_master|is_main|get_rank|local_process_index|process_index)($|_)", re.IGNORECASE)
 # Names that are true on the main process only.
+# (`master` alone is one; `collect_by_master`, `_NESTED_FROM_MASTER` name something done by or for the
+# main process, a flag every rank may hold alike)
 _MAIN_WORDS = re.compile(r"(^|_)(is_main_process|is_local_main_process|is_global_zero|is_rank_zero|rank_zero|rank0|is_rank0|"
-                         r"is_world_process_zero|is_local_process_zero|main_process|master_process|master|is_master|"
-                         r"is_main|is_chief|is_leader|is_rank_0|rank_0|is_master_process|is_local_master|local_master)($|_)",
-                         re.IGNORECASE)
+                         r"is_world_process_zero|is_local_process_zero|main_process|master_process|is_master|"
+                         r"is_main|is_chief|is_leader|is_rank_0|rank_0|is_master_process|is_local_master|local_master)($|_)"
+                         r"|^master(_only)?$", re.IGNORECASE)
 # A rank that is not a process's: a LoRA rank, a matrix rank.
 _NOT_A_PROCESS_RANK = re.compile(r"lora|low_rank|matrix_rank|rank_r\b|num_ranks|n_ranks", re.IGNORECASE)
 # Decorators that run the function on one process only.

@@ -227,11 +227,17 @@ def _smoke_forward(model: SemanticModel, call: ast.Call, scope: Optional[ast.AST
         if isinstance(arg, ast.Starred):
             return False
         value = model.value_of(arg) if isinstance(arg, ast.Name) else arg
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _MOVES_AND_CASTS:
+            value = value.func.value  # `torch.ones(1, 3, 640, 640).cuda()`, `.to(device).half()`
+            value = model.value_of(value) if isinstance(value, ast.Name) else value
         if isinstance(value, ast.Constant):
             continue
         if not (isinstance(value, ast.Call) and model.resolve(value.func) in _SYNTHETIC):
             return False
     return True
+
+
+_MOVES_AND_CASTS = frozenset(("to", "cuda", "cpu", "half", "float", "bfloat16", "double", "type", "contiguous"))
 
 
 def _sets_requires_grad(scope: ast.AST) -> bool:
@@ -519,6 +525,8 @@ def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
         if root not in ("transformers", "diffusers") or not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                                                                and isinstance(statement.targets[0], ast.Name)):
             continue
+        if "Pipeline" in (model.resolve(site.node.func) or ""):
+            continue  # (a diffusers/transformers pipeline's __call__ runs under @torch.no_grad())
         key = object_of(model, statement.value)  # (what a read of the name gives: `.to()` is the same object)
         if key is not None and key not in found:
             found[key] = [site]
