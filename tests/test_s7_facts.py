@@ -302,3 +302,20 @@ def test_a_flag_named_for_the_main_process_is_no_rank_test(project):
     for name, found in (("collect_by_master", []), ("from_master", []), ("is_master", [8]), ("master", [8])):
         project.write({"comm.py": GATHER.replace("NAME", name)})
         assert rows(project, "DSL501") == found, name
+
+
+# -- facts/collectives.py: the rank-0-first barrier pair after exits every rank takes alike -----------
+
+FIRST = HEAD + ("from contextlib import contextmanager\n\n\n@contextmanager\ndef wait_for_the_master(local_rank):\n"
+                "    if local_rank > 0:\n        dist.barrier()\n    yield\n    if local_rank == 0:\n"
+                "        if not dist.is_available():\n            return\n"
+                "        if TEST:\n            return\n        else:\n            dist.barrier()\n" + SETUP +
+                "with wait_for_the_master(local_rank):\n    pass\n")
+
+
+def test_the_second_half_of_a_barrier_pair_after_uniform_exits_is_paired(project):
+    project.write({"dist.py": FIRST.replace("TEST", "not dist.is_initialized()")})
+    assert rows(project, "DSL501") == []
+    alone = FIRST.replace("TEST", "not dist.is_initialized()").replace("    if local_rank > 0:\n        dist.barrier()\n", "")
+    project.write({"dist.py": alone})  # (no first half: the ranks past 0 never wait)
+    assert rows(project, "DSL501") == [18]

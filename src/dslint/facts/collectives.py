@@ -588,11 +588,34 @@ def _paired_past_exit(facts: ScriptFacts, node: ast.AST, gate: RankGate, where: 
 
 
 def _alone_in_branch(facts: ScriptFacts, node: ast.AST, gate: RankGate) -> bool:
-    """The barrier is the whole branch: the "rank 0 first, the others wait" half of a pair."""
+    """The barrier is the whole branch: the "rank 0 first, the others wait" half of a pair (after early
+    exits on a test every rank answers alike: `if not dist.is_initialized(): return`)."""
     if gate.if_node is None:
         return False
-    branch = gate.if_node.body if gate.in_body else gate.if_node.orelse
-    return len(branch) == 1 and isinstance(branch[0], ast.Expr) and branch[0].value is node
+    return _ends_in(gate.if_node.body if gate.in_body else gate.if_node.orelse, node)
+
+
+def _ends_in(branch: list, node: ast.AST) -> bool:
+    """The statements are early exits on tests every rank answers alike, then the call `node` (also in the
+    `else:` of such an exit: `if not dist.is_initialized(): return` / `else: dist.barrier()`)."""
+    if not branch or not all(_uniform_exit(stmt) for stmt in branch[:-1]):
+        return False
+    last = branch[-1]
+    if isinstance(last, ast.Expr):
+        return last.value is node
+    return isinstance(last, ast.If) and _uniform_exit(last, with_else=True) and _ends_in(last.orelse, node)
+
+
+def _uniform_exit(stmt: ast.stmt, with_else: bool = False) -> bool:
+    """`if not dist.is_initialized(): return`: an early exit whose test names no rank."""
+    if not (isinstance(stmt, ast.If) and (with_else or not stmt.orelse) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], (ast.Return, ast.Raise))):
+        return False
+    test = ast.unparse(stmt.test).lower()
+    return not any(word in test for word in _RANKISH)
+
+
+_RANKISH = ("rank", "main", "master", "zero", "process_index", "leader", "chief", "local")
 
 
 def argument_constants(facts: ScriptFacts) -> dict:
