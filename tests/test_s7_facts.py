@@ -319,3 +319,21 @@ def test_the_second_half_of_a_barrier_pair_after_uniform_exits_is_paired(project
     alone = FIRST.replace("TEST", "not dist.is_initialized()").replace("    if local_rank > 0:\n        dist.barrier()\n", "")
     project.write({"dist.py": alone})  # (no first half: the ranks past 0 never wait)
     assert rows(project, "DSL501") == [18]
+
+
+# -- facts/conditions.py: a rank test stored on self in __init__ --------------------------------------
+
+SAVER = ("import torch\nfrom accelerate import Accelerator\n\n\nclass Trainer:\n    def __init__(self, model):\n"
+         "        self.accelerator = Accelerator()\n        self.model = self.accelerator.prepare(model)\n"
+         "        self.can_checkpoint = self.accelerator.is_local_main_process\n\n"
+         "    def save(self, path):\n        self.accelerator.wait_for_everyone()\n"
+         "        torch.save(self.model.state_dict(), path)\n\n"
+         "    def checkpoint(self):\n        if not self.can_checkpoint:\n            return\n"
+         "        self.save('ckpt.pt')\n\n    EXTRA\n")
+
+
+def test_a_rank_test_stored_on_self_in_init_gates_what_follows(project):
+    project.write({"trainer.py": SAVER.replace("EXTRA", "pass")})
+    assert rows(project, "DSL501") == [18]
+    project.write({"trainer.py": SAVER.replace("EXTRA", "def unlock(self):\n        self.can_checkpoint = True")})
+    assert rows(project, "DSL501") == []  # (set elsewhere too: not known to be the rank test)

@@ -83,9 +83,13 @@ class _RankTests:
 
     # -- what an expression is ------------------------------------------------------------
     def _followed(self, expr: ast.AST) -> ast.AST:
-        """A name's assigned value when it is a test (`is_main = rank == 0`), else the name."""
-        if isinstance(expr, ast.Name) and expr.id in self._rankish_assignments():
-            value = self.model.value_of(expr)
+        """A name's assigned value when it is a test (`is_main = rank == 0`; `self.can_checkpoint =
+        accelerator.is_local_main_process`, set once in `__init__`), else the name."""
+        named = isinstance(expr, ast.Name) and expr.id in self._rankish_assignments()
+        own = isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self" \
+            and f"self.{expr.attr}" in self._rankish_assignments()
+        if named or own:
+            value = self.model.value_of(expr) if named else self.model.value_of(expr, hops=1)
             if value is not expr and isinstance(value, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Call, ast.Attribute)):
                 return value
         return expr
@@ -94,8 +98,14 @@ class _RankTests:
         """Names assigned, somewhere in the module, a value that reads a rank: the only names
         worth following (building a function's scopes for every `if flag:` costs more than the rule)."""
         if self._rankish is None:
+            stores: dict = {}
+            for a in self.facts.assignments:
+                if a.name.startswith("self.") and a.name.count(".") == 1:
+                    stores[a.name] = stores.get(a.name, 0) + 1
+            # (`self.x` only when the module stores it once: set elsewhere too, it may be anything)
             self._rankish = frozenset(a.name for a in self.facts.assignments
-                                      if "." not in a.name and self._reads_rank_lexically(a.value))
+                                      if ("." not in a.name or stores.get(a.name) == 1)
+                                      and self._reads_rank_lexically(a.value))
         return self._rankish
 
     @staticmethod
