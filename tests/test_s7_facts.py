@@ -337,3 +337,21 @@ def test_a_rank_test_stored_on_self_in_init_gates_what_follows(project):
     assert rows(project, "DSL501") == [18]
     project.write({"trainer.py": SAVER.replace("EXTRA", "def unlock(self):\n        self.can_checkpoint = True")})
     assert rows(project, "DSL501") == []  # (set elsewhere too: not known to be the rank test)
+
+
+# -- facts/script_setup.py + link.py: a DeepSpeedStrategy a function of another module returns --------
+
+STRATEGY = ("from lightning.pytorch.strategies import DeepSpeedStrategy\n\n\n"
+            "def build_ds_dict(stage=2):\n    return {'zero_optimization': {'stage': stage}, "
+            "'gradient_accumulation_steps': 8, 'train_micro_batch_size_per_gpu': 2}\n\n\n"
+            "def make_strategy(PARAMS):\n    return DeepSpeedStrategy(config=build_ds_dict())\n")
+FIT = ("import lightning as L\n\nfrom strategy import make_strategy\n\n"
+       "L.Trainer(accelerator='gpu', devices=2, strategy=make_strategy(ARGS)).fit(None)\n")
+
+
+def test_the_config_of_a_strategy_built_by_a_function_of_another_module_is_read(project):
+    project.write({"strategy.py": STRATEGY.replace("PARAMS", ""), "fit.py": FIT.replace("ARGS", ""),
+                   "run.sh": "python fit.py\n"})
+    assert [(f.path, f.span.start.row) for f in project.check(select=["DSL617"]).findings] == [("strategy.py", 5)]
+    project.write({"strategy.py": STRATEGY.replace("PARAMS", "cfg"), "fit.py": FIT.replace("ARGS", "None")})
+    assert project.check(select=["DSL617"]).findings == []  # (what a parameter changes is not known)

@@ -260,6 +260,22 @@ def _factory_lightning(project: "Project", setup: TrainingSetup) -> Optional[Lig
     return dataclasses.replace(site, **changes)
 
 
+def _factory_strategy(project: "Project", site: LightningSite, importer: str) -> LightningSite:
+    """The site with the DeepSpeedStrategy a project function of another module returns
+    (`strategy=make_strategy()`): its class, keywords and config, the config read in that module."""
+    symbol = project.program.symbol(importer, site.strategy_builder)
+    summary = project.scripts.get(symbol.path) if symbol is not None and symbol.klass is None else None
+    facts = summary.extra.get("setup") if summary is not None else None
+    found = getattr(facts, "returned_strategies", {}).get(symbol.name) if facts is not None else None
+    if found is None:
+        return site
+    span, strategy_class, kwargs, complete, config, splats = found
+    if config is not None:
+        config = dataclasses.replace(config, origin=symbol.path, consumer="fabric" if site.kind == "fabric" else "lightning")
+    return dataclasses.replace(site, strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
+                               config=config, strategy_splats=splats, strategy_span=span, strategy_builder=None)
+
+
 def lightning_path(setup: TrainingSetup) -> str:
     """The module of the setup's Trainer/Fabric call (the script's, or the factory's that returns it)."""
     site = setup.lightning
@@ -577,6 +593,8 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
         next((s for s in facts.lightning if s.kind == "fabric"), None)
     if setup.lightning is None and summary.module is not None and summary.module.called:
         setup.lightning = _factory_lightning(project, setup)
+    if setup.lightning is not None and setup.lightning.strategy_builder is not None:  # `strategy=make_strategy()`
+        setup.lightning = _factory_strategy(project, setup.lightning, setup.lightning.path or script)
     if setup.lightning is not None and setup.lightning.strategy_splats is not None:  # `DeepSpeedStrategy(**KW)`
         setup.lightning = resolved_lightning_site(project.program, setup.lightning, setup.lightning.path or script)
     if setup.lightning is not None and (setup.lightning.devices_field or setup.lightning.num_nodes_field):
@@ -1020,9 +1038,10 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             from .config_dicts import resolve_leaves
             from .config_overlays import imported_values
 
-            link.value = resolve_leaves(ref.value, imported_values(project.program, setup.script_path))  # (`ZERO_STAGE`)
-            link.how, link.ref_span, link.ref_path = f"{ref.what}: a dict in {setup.script_path}", ref.span, setup.script_path
-            link.key_spans, link.key_path = dict(ref.key_spans), setup.script_path
+            home = ref.origin or setup.script_path
+            link.value = resolve_leaves(ref.value, imported_values(project.program, home))  # (`ZERO_STAGE`)
+            link.how, link.ref_span, link.ref_path = f"{ref.what}: a dict in {home}", ref.span, home
+            link.key_spans, link.key_path = dict(ref.key_spans), home
             setup.config = link
             return
         elif ref.how == "config-object" and ref.loader == "node":  # `OmegaConf.to_container(cfg.deepspeed)`
@@ -1132,7 +1151,7 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
     from .config_overlays import imported_values
     from .module_summary import NO_VALUE
 
-    symbol = project.program.symbol(setup.script_path, ref.builder)
+    symbol = project.program.symbol(ref.origin or setup.script_path, ref.builder)
     function = symbol.function if symbol is not None else None
     template = function.returns_config if function is not None else None
     if template is None:
@@ -1152,7 +1171,7 @@ def _built_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link
     link.value = given_options(resolve_leaves(value, imported_values(project.program, symbol.path)),
                                lambda options: option_passed(args, options), lambda options: _passed_word(args, options))
     link.how = f"{ref.what}: the dict {ref.builder}(...) returns ({symbol.path}:{function.row})"
-    link.ref_span, link.ref_path = ref.span, setup.script_path
+    link.ref_span, link.ref_path = ref.span, ref.origin or setup.script_path
     link.key_spans, link.key_path = spans, symbol.path
     return True
 

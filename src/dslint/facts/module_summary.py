@@ -93,6 +93,7 @@ class FunctionSummary:
     # (kind "trainer" | "fabric", Span of the constructor, keywords whose value a caller may choose: those
     # that read a parameter, "**" for **kwargs) of a Lightning Trainer/Fabric it builds and returns
     returns_trainer: Optional[tuple] = None
+    returns_strategy: bool = False  # a Lightning DeepSpeedStrategy(...) (script_setup.returned_strategies has it)
     # a returned DataLoader's sampler: "none", "distributed-shuffle", "distributed" (not shuffling),
     # "param:<p>", "iterable" (its dataset shards itself), "split" (its dataset is this rank's share:
     # dataset_shards.split_per_rank), "unknown"
@@ -426,6 +427,9 @@ class _Summariser:
             if kind is not None:
                 summary.returns_trainer = (kind, self.facts.lines.span_of_node(value),
                                            _chosen_by_caller(self.model, node, value))
+        strategies = [site for site in calls if (site.qualname or "").endswith(".DeepSpeedStrategy")]
+        summary.returns_strategy = bool(strategies) and any(
+            self.model.value_of(ret.value) in [site.node for site in strategies] for ret in returns if ret.value is not None)
         summary.returns_config = returned_template(returns, self.model, self.facts.lines, _literal_or_marker, NO_VALUE,
                                                    self.facts.derived("config_dict_names", config_dict_names),
                                                    self.module_dicts())
@@ -1062,7 +1066,7 @@ def _says_something(function: FunctionSummary) -> bool:
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads or function.spawns
                 or function.starts_group or function.returns_trainer or function.deepspeed_args
-                or function.returns_plugin or function.returns_rank)
+                or function.returns_plugin or function.returns_rank or function.returns_strategy)
 
 
 def _is_torch_optimizer(qualname: Optional[str]) -> bool:

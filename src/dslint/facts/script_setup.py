@@ -101,6 +101,9 @@ class ConfigRef:
     # "yaml": the file is read with yaml.safe_load (or yaml.load, full_load): a YAML document, not JSON;
     # "node" (how="config-object"): the dict of an OmegaConf/Hydra node (`OmegaConf.to_container(cfg.deepspeed)`)
     loader: Optional[str] = None
+    # the module the reference is written in when it is not the launched script's (a strategy factory of
+    # another module): its builder and dict key spans are that module's
+    origin: Optional[str] = None
 
 
 _LOOPBACK = ("localhost", "127.0.0.1", "0.0.0.0", "::1")
@@ -162,6 +165,9 @@ class LightningSite:
     # defaults (`s = FabricSettings()`): (class, field); the linker reads the default (link._class_default)
     devices_field: Optional[tuple] = None
     num_nodes_field: Optional[tuple] = None
+    # `strategy=make_strategy()`, a function of another module: the name as called; the linker reads what it
+    # returns (ScriptSetupFacts.returned_strategies of that module)
+    strategy_builder: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -299,6 +305,8 @@ class ScriptSetupFacts:
     # spans of MASTER_PORT sets beside a MASTER_ADDR the job computes (a hostfile's first host): the port
     # the nodes of a multi-node job agree on, by design
     agreed_ports: list = field(default_factory=list)
+    # function -> (Span, class, keywords, complete, config ConfigRef, splats) of the DeepSpeedStrategy it returns
+    returned_strategies: dict = field(default_factory=dict)
     saves: list[WeightSave] = field(default_factory=list)
     argparse_options: dict = field(default_factory=dict)  # option string -> (dest, default)
     env_sets: dict = field(default_factory=dict)  # NAME -> (literal value or None, Span), set in the script
@@ -944,37 +952,17 @@ class _Extractor:
             nodes = value if value is not None else UNKNOWN
         strategy_node = site.keyword("strategy")
         strategy_node = self.follow(strategy_node)
-        strategy = strategy_class = kwargs = config = splats = None
+        strategy = strategy_class = kwargs = config = splats = builder = None
         complete = True
         if strategy_node is not None:
             value = self.known(strategy_node)
             if isinstance(value, str):
                 strategy = value
             elif isinstance(strategy_node, ast.Call):
-                qualname = self.f.callee_name(strategy_node) or ""
-                strategy_class = qualname.rsplit(".", 1)[-1] or None
-                if qualname in DEEPSPEED_STRATEGY or strategy_class == "DeepSpeedStrategy":
-                    kwargs = {}
-                    for kw in strategy_node.keywords:
-                        if kw.arg is None:
-                            complete = False
-                            continue
-                        if kw.arg == "config":
-                            config = self.config_ref(kw.value, "lightning" if kind == "trainer" else "fabric",
-                                                     "DeepSpeedStrategy(config=...)")
-                            continue
-                        literal = self.known(kw.value)
-                        if literal is UNKNOWN:
-                            complete = False
-                        else:
-                            kwargs[kw.arg] = literal
-                    if strategy_node.args:
-                        complete = False
-                    elif any(kw.arg is None for kw in strategy_node.keywords):  # `**STRATEGY_KW`
-                        splats = call_keywords(self.model, strategy_node, self.known, UNKNOWN, self.span)
-                        if not splats.pending:
-                            kwargs, complete = strategy_keywords(splats, config is not None)
-                            splats = None
+                strategy_class, kwargs, complete, config, splats = self.strategy_object(kind, strategy_node)
+                if strategy_class is not None and project_import(self.model, strategy_node.func) is not None \
+                        and not strategy_class.endswith("Strategy"):
+                    builder, strategy_class = dotted(strategy_node.func), None  # `strategy=make_strategy()`
         environment = None
         plugins = site.keyword("plugins")
         if plugins is not None:
@@ -992,7 +980,56 @@ class _Extractor:
             config=config, cluster_environment=environment, devices_options=devices_options,
             strategy_splats=splats, num_nodes_options=from_option.options if from_option is not None else (),
             num_nodes_direct=from_option is not None and from_option.direct, devices_field=devices_field,
-            num_nodes_field=nodes_field)
+            num_nodes_field=nodes_field, strategy_builder=builder)
+
+    def strategy_object(self, kind: str, node: ast.Call) -> tuple:
+        """(class name, literal keywords of a DeepSpeedStrategy or None, every keyword known, its config
+        ConfigRef, its `**` dicts still to read) of a strategy object built by `node`."""
+        qualname = self.f.callee_name(node) or ""
+        strategy_class = qualname.rsplit(".", 1)[-1] or None
+        kwargs = config = splats = None
+        complete = True
+        if qualname in DEEPSPEED_STRATEGY or strategy_class == "DeepSpeedStrategy":
+            kwargs = {}
+            for kw in node.keywords:
+                if kw.arg is None:
+                    complete = False
+                    continue
+                if kw.arg == "config":
+                    config = self.config_ref(kw.value, "lightning" if kind == "trainer" else "fabric",
+                                             "DeepSpeedStrategy(config=...)")
+                    continue
+                literal = self.known(kw.value)
+                if literal is UNKNOWN:
+                    complete = False
+                else:
+                    kwargs[kw.arg] = literal
+            if node.args:
+                complete = False
+            elif any(kw.arg is None for kw in node.keywords):  # `**STRATEGY_KW`
+                splats = call_keywords(self.model, node, self.known, UNKNOWN, self.span)
+                if not splats.pending:
+                    kwargs, complete = strategy_keywords(splats, config is not None)
+                    splats = None
+        return strategy_class, kwargs, complete, config, splats
+
+    def read_strategy_factories(self) -> None:
+        """`def make_strategy(): return DeepSpeedStrategy(config=build_ds_dict())`: each top-level function of
+        the module without parameters whose one `return` gives a DeepSpeedStrategy (the linker reads it for
+        a Trainer of another module that calls it: `strategy=make_strategy()`)."""
+        if "Strategy" not in self.f.text:
+            return
+        for stmt in self.f.tree.body:
+            if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.args.args or stmt.args.kwonlyargs \
+                    or stmt.args.vararg or stmt.args.kwarg:
+                continue
+            returns = own_returns(stmt)
+            value = self.model.value_of(returns[0].value) if len(returns) == 1 and returns[0].value is not None else None
+            if not isinstance(value, ast.Call):
+                continue
+            parts = self.strategy_object("trainer", value)
+            if parts[1] is not None:
+                self.out.returned_strategies[stmt.name] = (self.span(value), *parts)
 
     def from_option_defaults(self, expr: ast.AST) -> Optional[tuple]:
         """`f"configs/ds_zero{args.zero_stage}.json"`: (the path with each option's default, the
@@ -1298,6 +1335,7 @@ class _Extractor:
         self.read_deepspeed()
         self.read_hf()
         self.read_lightning()
+        self.read_strategy_factories()
         self.read_helper_calls()
         self.read_processes()
         self.read_env_device_indexes()
