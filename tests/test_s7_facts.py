@@ -355,3 +355,17 @@ def test_the_config_of_a_strategy_built_by_a_function_of_another_module_is_read(
     assert [(f.path, f.span.start.row) for f in project.check(select=["DSL617"]).findings] == [("strategy.py", 5)]
     project.write({"strategy.py": STRATEGY.replace("PARAMS", "cfg"), "fit.py": FIT.replace("ARGS", "None")})
     assert project.check(select=["DSL617"]).findings == []  # (what a parameter changes is not known)
+
+
+SUBCLASS = ("from lightning.pytorch.strategies import DeepSpeedStrategy\n\n\nclass OffloadStrategy(DeepSpeedStrategy):\n"
+            "    def __init__(self, **kw):\n"
+            "        super().__init__(stage=STAGE, offload_parameters=True, offload_optimizer=True, **kw)\n")
+FIT2 = ("import lightning as L\n\nfrom strategies import OffloadStrategy\n\n"
+        "L.Trainer(accelerator='gpu', devices=2, strategy=OffloadStrategy()).fit(None)\n")
+
+
+def test_a_deepspeed_strategy_subclass_of_another_module_is_read_from_its_init(project):
+    project.write({"strategies.py": SUBCLASS.replace("STAGE", "2"), "fit.py": FIT2, "run.sh": "python fit.py\n"})
+    assert [(f.path, f.span.start.row) for f in project.check(select=["DSL608"]).findings] == [("fit.py", 5)]
+    project.write({"strategies.py": SUBCLASS.replace("STAGE", "3"), "fit.py": FIT2})
+    assert project.check(select=["DSL608"]).findings == []

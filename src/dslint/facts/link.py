@@ -264,16 +264,17 @@ def _factory_strategy(project: "Project", site: LightningSite, importer: str) ->
     """The site with the DeepSpeedStrategy a project function of another module returns
     (`strategy=make_strategy()`): its class, keywords and config, the config read in that module."""
     symbol = project.program.symbol(importer, site.strategy_builder)
-    summary = project.scripts.get(symbol.path) if symbol is not None and symbol.klass is None else None
+    summary = project.scripts.get(symbol.path) if symbol is not None else None
     facts = summary.extra.get("setup") if summary is not None else None
     found = getattr(facts, "returned_strategies", {}).get(symbol.name) if facts is not None else None
     if found is None:
         return site
-    span, strategy_class, kwargs, complete, config, splats = found
+    _, strategy_class, kwargs, complete, config, splats = found
     if config is not None:
         config = dataclasses.replace(config, origin=symbol.path, consumer="fabric" if site.kind == "fabric" else "lightning")
+    # (the span stays the script's `strategy=make_strategy()`: the findings about the keywords are shown there)
     return dataclasses.replace(site, strategy_class=strategy_class, strategy_kwargs=kwargs, strategy_kwargs_complete=complete,
-                               config=config, strategy_splats=splats, strategy_span=span, strategy_builder=None)
+                               config=config, strategy_splats=splats, strategy_builder=None)
 
 
 def lightning_path(setup: TrainingSetup) -> str:

@@ -109,6 +109,12 @@ class ConfigRef:
 _LOOPBACK = ("localhost", "127.0.0.1", "0.0.0.0", "::1")
 
 
+def _is_super_init(node: ast.Call) -> bool:
+    func = node.func
+    return isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call) \
+        and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
+
+
 @dataclass(frozen=True)
 class ClientOptimizer:
     qualname: str  # torch.optim.AdamW; "" while `builder` is not resolved
@@ -961,8 +967,9 @@ class _Extractor:
             elif isinstance(strategy_node, ast.Call):
                 strategy_class, kwargs, complete, config, splats = self.strategy_object(kind, strategy_node)
                 if strategy_class is not None and project_import(self.model, strategy_node.func) is not None \
-                        and not strategy_class.endswith("Strategy"):
-                    builder, strategy_class = dotted(strategy_node.func), None  # `strategy=make_strategy()`
+                        and not strategy_node.args and not strategy_node.keywords:
+                    # `strategy=make_strategy()`, `strategy=OffloadStrategy()` of another module
+                    builder, strategy_class = dotted(strategy_node.func), None
         environment = None
         plugins = site.keyword("plugins")
         if plugins is not None:
@@ -989,6 +996,8 @@ class _Extractor:
         strategy_class = qualname.rsplit(".", 1)[-1] or None
         kwargs = config = splats = None
         complete = True
+        if _is_super_init(node):  # (`super().__init__(stage=2, ...)` of a DeepSpeedStrategy subclass)
+            qualname, strategy_class = "DeepSpeedStrategy", "DeepSpeedStrategy"
         if qualname in DEEPSPEED_STRATEGY or strategy_class == "DeepSpeedStrategy":
             kwargs = {}
             for kw in node.keywords:
@@ -1030,6 +1039,22 @@ class _Extractor:
             parts = self.strategy_object("trainer", value)
             if parts[1] is not None:
                 self.out.returned_strategies[stmt.name] = (self.span(value), *parts)
+        for stmt in self.f.tree.body:  # `class OffloadStrategy(DeepSpeedStrategy)` whose __init__ fixes keywords
+            if not isinstance(stmt, ast.ClassDef) or not any(
+                    (self.model.resolve(b) or "").rsplit(".", 1)[-1] == "DeepSpeedStrategy" for b in stmt.bases):
+                continue
+            init = next((n for n in stmt.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+            if init is None or len(init.args.args) != 1 or init.args.vararg or init.args.kwonlyargs:
+                continue
+            supers = [n for n in ast.walk(init) if isinstance(n, ast.Call) and _is_super_init(n)]
+            if len(supers) == 1:
+                call = supers[0]
+                own = init.args.kwarg.arg if init.args.kwarg is not None else None
+                if own is not None:  # (`**kw` of the constructor passed on: empty, as the linker reads only `Cls()`)
+                    call = ast.Call(func=call.func, args=call.args, keywords=[
+                        k for k in call.keywords if not (k.arg is None and isinstance(k.value, ast.Name) and k.value.id == own)])
+                parts = self.strategy_object("trainer", call)
+                self.out.returned_strategies[stmt.name] = (self.span(supers[0]), *parts)
 
     def from_option_defaults(self, expr: ast.AST) -> Optional[tuple]:
         """`f"configs/ds_zero{args.zero_stage}.json"`: (the path with each option's default, the
