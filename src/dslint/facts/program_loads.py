@@ -20,6 +20,11 @@ them, and `cleared_elsewhere` asks.
 One more, within the module: a path built by a call that is passed the rank (`pattern(p,
 rank=env.global_rank)`) and saved by the module under the same name is the rank's own file
 (`rank_passed_file`).
+
+For DSL301, what makes a dataset (`dataset_makers`): the classes whose instance a value may hold,
+through the project functions that return it (`def Dataset(...): return DataList(...)`) and the
+functional datapipe calls on it (`Source(...).map(f)`); each module states its functions' makers
+(`"dataset_factories"`), and `made_iterable` asks whether every one is an iterable dataset.
 """
 from __future__ import annotations
 
@@ -28,7 +33,7 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, Optional
 
-from ..sources.names import dotted
+from ..sources.names import dotted, is_library, root_name
 from .bindings import semantic_model
 from .loaded_values import saved_namespace
 from .loads import DATASETS, may_be_state, plain_state_dict
@@ -56,8 +61,12 @@ def load_classes(facts: ScriptFacts) -> dict:
         ranks, others = stores.get(id(node), (set(), set()))
         if node.bases or ranks or others:
             bases = tuple((dotted(b) or "", facts.resolve(b) or "") for b in node.bases)
-            out[name] = (bases, tuple(sorted(ranks - others)), tuple(sorted(others)))
+            out[name] = (bases, tuple(sorted(ranks - others)), tuple(sorted(others)), _methods_defined(node))
     return out
+
+
+def _methods_defined(node: ast.ClassDef) -> tuple:
+    return tuple(sorted(n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))))
 
 
 def _rank_stores(facts: ScriptFacts) -> dict:
@@ -311,6 +320,190 @@ ITERABLE_DATASETS = ("torch.utils.data.IterableDataset", "torch.utils.data.datas
                      "torch.utils.data.IterDataPipe", "torch.utils.data.datapipes.datapipe.IterDataPipe")
 
 
+# Library datapipes: torch's and torchdata's (`IterableWrapper(...)`, every IterDataPipe of theirs).
+_LIBRARY_DATAPIPES = ("torch.utils.data.datapipes.iter.", "torchdata.datapipes.iter.")
+
+
+def iterable_base(qualname: str) -> bool:
+    """Is the library class of this qualified name an iterable dataset (IterableDataset, IterDataPipe or
+    one of torch's or torchdata's iter datapipes)?"""
+    return qualname in ITERABLE_DATASETS or qualname.startswith(_LIBRARY_DATAPIPES) or (
+        qualname.split(".", 1)[0] in ("torch", "torchdata")
+        and qualname.rsplit(".", 1)[-1].endswith(("IterableDataset", "IterDataPipe")))
+
+
+# IterDataPipe's own methods that return no datapipe. Any other method an iterable dataset's classes do
+# not define is a functional datapipe (`dp.map(f)`, a `@functional_datapipe("shard")` name): IterDataPipe's
+# __getattr__ builds the registered class on it, and functional_datapipe registers IterDataPipes only.
+_DATAPIPE_OWN_METHODS = frozenset(("reset", "set_getstate_hook", "set_reduce_ex_hook", "register_function",
+                                   "register_datapipe_as_function", "state_dict", "load_state_dict"))
+
+_MAKERS_LIMIT = 48  # expressions followed for one dataset (wenet's `dataset = dataset.map(...)` chains: ~30)
+
+
+def dataset_makers(facts: ScriptFacts, expr: ast.AST, depth: int = 0) -> Optional[tuple]:
+    """What makes each value `expr` may hold, through the names it is bound to (every binding), the
+    functions of this module it is returned by (3 deep) and the method calls on it: a tuple of
+    (kind, name, methods called on the instance after), kind "library" (a qualified name) or "project"
+    (as written: a class of this module, or a class or function imported from another). None when some
+    value is made otherwise (a parameter, a literal, a method of an unknown receiver)."""
+    model = semantic_model(facts)
+    out: set = set()
+    work, seen = [(expr, ())], set()
+    while work:
+        current, methods = work.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if len(seen) > _MAKERS_LIMIT or len(methods) > _MAKERS_LIMIT:
+            return None
+        if isinstance(current, (ast.Name, ast.Attribute)) and model.resolve(current) is None:
+            values = model.values_of(current, hops=1)
+            if not values or any(v is current for v in values):
+                return None  # a parameter, a loop variable, a name bound nowhere it can be told
+            work.extend((v, methods) for v in values)
+            continue
+        if not isinstance(current, ast.Call) or not isinstance(current.func, (ast.Name, ast.Attribute)):
+            return None
+        func = current.func
+        qualname = model.resolve(func)
+        root = root_name(func)
+        binding = model.binding_of(root) if root is not None else None
+        if qualname is not None and is_library(qualname):
+            out.add(("library", qualname, methods))
+        elif qualname is not None or binding is not None and binding.kind == "class" and func is root:
+            out.add(("project", dotted(func) or "", methods))
+        elif binding is not None and binding.kind == "def" and func is root:
+            if depth >= 3:
+                return None
+            returned = _function_makers(facts, binding.node, depth + 1)
+            if returned is None:
+                return None
+            out.update((kind, name, inner + methods) for kind, name, inner in returned)
+        elif isinstance(func, ast.Attribute):
+            work.append((func.value, (func.attr,) + methods))  # `dataset.map(f)`: made from its receiver
+        else:
+            return None
+    return tuple(sorted(out)) if out else None
+
+
+def _function_makers(facts: ScriptFacts, function: ast.AST, depth: int) -> Optional[tuple]:
+    """dataset_makers of every value the function returns; None for a generator or one without a `return`."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    returns, stack = [], list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return None
+        if isinstance(node, ast.Return):
+            if node.value is None:
+                return None
+            returns.append(node.value)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    out: set = set()
+    for value in returns:
+        found = dataset_makers(facts, value, depth)
+        if found is None:
+            return None
+        out.update(found)
+    return tuple(sorted(out)) if out else None
+
+
+@summary_extractor("dataset_factories")
+def dataset_factories(facts: ScriptFacts) -> dict:
+    """function name -> dataset_makers of what it returns, for the module-level functions of a module that
+    builds datasets (its text names one) whose every return is made by known classes or functions."""
+    if not _DATASET_WORDS.search(facts.text):
+        return {}
+    out = {}
+    for node in facts.tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found = _function_makers(facts, node, 1)
+            if found is not None:
+                out[node.name] = found
+    return out
+
+
+_DATASET_WORDS = re.compile(r"dataset|datapipe|iterable", re.IGNORECASE)  # (a cheap first test only)
+
+
+def local_made_iterable(facts: ScriptFacts, makers: tuple) -> Optional[bool]:
+    """Does this module show every maker (dataset_makers) is an iterable dataset? None when some is a
+    project name it cannot tell (an imported class or function, a class with an imported base)."""
+    verdict: Optional[bool] = True
+    for kind, name, methods in makers:
+        if kind == "library":
+            if not iterable_base(name):
+                return False
+            continue
+        klass = facts.classes.get(name)
+        if klass is None:
+            verdict = None  # imported: the project phase (made_iterable) decides
+            continue
+        iterable, defined, unknown = _local_lineage(facts, klass)
+        if set(methods) & (defined | _DATAPIPE_OWN_METHODS):
+            return False  # a method of its own: what it returns is not known
+        if iterable and not (unknown and methods):
+            continue
+        if not unknown:
+            return False
+        verdict = None
+    return verdict
+
+
+def _local_lineage(facts: ScriptFacts, klass: ast.ClassDef) -> tuple:
+    """(derives from an iterable dataset, methods its classes of this module define, whether a base is
+    a project class of another module) for a class of this module and its bases here."""
+    iterable, defined, unknown = False, set(), False
+    todo, seen = [klass], set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen or len(seen) > 12:
+            continue
+        seen.add(id(node))
+        defined.update(_methods_defined(node))
+        for base in node.bases:
+            qualname = facts.resolve(base)
+            local = facts.classes.get(dotted(base) or "")
+            if qualname is not None and iterable_base(qualname):
+                iterable = True
+            elif qualname is None and local is not None:
+                todo.append(local)
+            elif qualname is not None and not is_library(qualname):
+                unknown = True
+    return iterable, defined, unknown
+
+
+def made_iterable(project: "Project", path: str, makers: tuple, depth: int = 0) -> bool:
+    """Is every maker (dataset_makers of `path`) an iterable dataset: a class deriving, through project
+    classes, from IterableDataset or IterDataPipe, none of whose classes defines a method called on the
+    instance after (those are functional datapipes), or a project function whose every return is one
+    (`def Dataset(...): return DataList(...)` in another module)?"""
+    path = norm_path(path)
+    for kind, name, methods in makers:
+        if kind == "library":
+            if not iterable_base(name):
+                return False
+            continue
+        found = _class_ref(project, path, name, 0)
+        if found is not None:
+            lineage = _lineage(project, found[0], found[1])
+            if not any(entry is not None and any(iterable_base(q) for _, q in entry[0]) for _, _, entry in lineage):
+                return False
+            if methods and (any(entry is None or len(entry) < 4 for _, _, entry in lineage) or set(methods) & (
+                    _DATAPIPE_OWN_METHODS | {m for _, _, entry in lineage for m in entry[3]})):
+                return False
+            continue
+        found = _class_ref(project, path, name, 0, "dataset_factories")
+        returned = (_extra(project, found[0], "dataset_factories") or {}).get(found[1]) if found else None
+        if returned is None or depth >= 4 or not made_iterable(
+                project, found[0], tuple((k, n, inner + methods) for k, n, inner in returned), depth + 1):
+            return False
+    return True
+
+
 def imported_class_derives_from(project: "Project", path: str, local: str, qualnames: tuple) -> bool:
     """Does the project class the (dotted) name `local` of `path` imports derive, through project
     classes, from one of `qualnames` (`class Packed(IterableDataset)` in data/packed.py)?"""
@@ -331,14 +524,15 @@ def _inherited_ranks(project: "Project", path: str, name: str, attrs: tuple) -> 
                for a in attrs)
 
 
-def _class_ref(project: "Project", importer: str, local: str, depth: int) -> Optional[tuple]:
+def _class_ref(project: "Project", importer: str, local: str, depth: int, key: str = "load_classes") -> Optional[tuple]:
     """(module, class name) of the project class the (dotted) name `local` of `importer` refers to:
-    its own, or one imported (through packages that re-export it, at most 4 hops); None otherwise."""
+    its own, or one imported (through packages that re-export it, at most 4 hops); None otherwise.
+    With `key` "dataset_factories": of the function (dataset_factories) it refers to."""
     if depth > 4:
         return None
     program = project.program
     head, _, rest = local.partition(".")
-    if not rest and local in (_extra(project, importer, "load_classes") or {}):
+    if not rest and local in (_extra(project, importer, key) or {}):
         return importer, local
     exports = program.modules.get(importer)
     if exports is None:
@@ -350,20 +544,20 @@ def _class_ref(project: "Project", importer: str, local: str, depth: int) -> Opt
             if not rest:
                 target = program.module_file(importer, ref.module, ref.level)
                 if target is not None:
-                    return _class_ref(project, target, name, depth + 1)
+                    return _class_ref(project, target, name, depth + 1, key)
             else:
                 sub = program.module_file(importer, f"{ref.module}.{name}" if ref.module else name, ref.level)
                 if sub is not None:
-                    return _class_ref(project, sub, rest, depth + 1)
+                    return _class_ref(project, sub, rest, depth + 1, key)
         if not ref.names and rest and ref.local == head:
             if ref.local != ref.module.split(".")[0]:  # `import a.b as c`: c.X is a.b's X
                 target = program.module_file(importer, ref.module)
-                return _class_ref(project, target, rest, depth + 1) if target is not None else None
+                return _class_ref(project, target, rest, depth + 1, key) if target is not None else None
             parts = local.split(".")  # `import a.b`: a.b.X is a.b's X
             for cut in range(len(parts) - 1, 0, -1):
                 target = program.module_file(importer, ".".join(parts[:cut]))
                 if target is not None:
-                    return _class_ref(project, target, ".".join(parts[cut:]), depth + 1)
+                    return _class_ref(project, target, ".".join(parts[cut:]), depth + 1, key)
     return None
 
 

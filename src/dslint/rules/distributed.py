@@ -16,7 +16,8 @@ from ..facts.engine_params import engine_bypasses
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
 from ..facts.link import single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method
-from ..facts.program_loads import ITERABLE_DATASETS, imported_class_derives_from
+from ..facts.program_loads import (ITERABLE_DATASETS, dataset_makers, imported_class_derives_from, local_made_iterable,
+                                   made_iterable)
 from ..sources.names import is_library
 from ..facts.objects import arguments_for
 from ..facts.values import UNKNOWN, constructor_fields, imported_constructor_fields, traced_constant
@@ -30,7 +31,8 @@ from ..sources.names import dotted, root_name
 from .context import PythonContext, SetupContext
 from .registry import Report, decider, program_check, python_rule, file_label, short
 
-_EVAL_WORDS = re.compile(r"val|eval|test|infer|predict|generat|score|bench", re.IGNORECASE)
+# (`cv`: the cross-validation set of Kaldi-style speech recipes, `cv_data_loader`; only as a whole part of the name)
+_EVAL_WORDS = re.compile(r"val|eval|test|infer|predict|generat|score|bench|(?<![a-z0-9])cv(?![a-z0-9])", re.IGNORECASE)
 
 
 def _plain_ddp(ctx: PythonContext) -> Optional[str]:
@@ -77,7 +79,17 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST], where: 
             return True
         if name.startswith(("datasets.", "webdataset.", "torchdata.")) or "wds" in name:
             return "streaming" in ast.unparse(expr) or name.startswith(("webdataset.", "torchdata."))
-    return False
+    # made by IterableDataset/IterDataPipe classes of this module, through its functions (`def Dataset(x):
+    # return DataList(x)`) and functional datapipes (`Source(x).map(f)`)
+    makers = dataset_makers(facts, dataset)
+    return makers is not None and local_made_iterable(facts, makers) is True
+
+
+def _imported_dataset_makers(ctx: PythonContext, dataset: Optional[ast.AST]) -> Optional[tuple]:
+    """The dataset's makers (program_loads.dataset_makers) when only other modules can tell whether they
+    are iterable datasets (`Dataset(...)` imported from a project module), else None."""
+    makers = dataset_makers(ctx.facts, dataset) if dataset is not None else None
+    return makers if makers is not None and local_made_iterable(ctx.facts, makers) is None else None
 
 
 # Iterable dataset classes by their last name: torch's (IterableDataset, ChainDataset), webdataset's
@@ -225,7 +237,8 @@ def loader_without_distributed_sampler(ctx: PythonContext) -> Iterator[Report]:
                      fix=make_fix("add-distributed-sampler", "Use sampler=DistributedSampler(dataset) (drops shuffle=)",
                                   Applicability.UNSAFE, **params) if params else None,
                      needs=("plain-data-parallel-program", (("passed_into", _passed_into(site)),
-                                                             ("dataset_class", _imported_dataset_class(ctx, dataset)))))
+                                                             ("dataset_class", _imported_dataset_class(ctx, dataset)),
+                                                             ("dataset_makers", _imported_dataset_makers(ctx, dataset)))))
     yield from _loader_factory_calls(ctx, why)
 
 
@@ -347,6 +360,9 @@ def _decide_plain_data_parallel(finding, project, params):
     dataset = params.get("dataset_class")
     if dataset and imported_class_derives_from(project, finding.path, dataset, ITERABLE_DATASETS):
         return None  # an IterableDataset of another module: it shards itself, or cannot take a sampler
+    makers = params.get("dataset_makers")
+    if makers and made_iterable(project, finding.path, makers):
+        return None  # made by iterable datasets of other modules (`Dataset(...)` returning an IterDataPipe chain)
     passed = params.get("passed_into")
     found = project.program.function_called(finding.path, passed[0]) if passed else None
     if found is not None:  # `EvalCallback(DataLoader(ds))`, EvalCallback(val_loader) of another module
