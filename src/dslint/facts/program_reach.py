@@ -16,6 +16,9 @@ A module-level function nothing names is reached by nobody (a package's re-expor
 so is a method nothing names of a class no library calls into: every ancestor a class of the project
 or `object` (no library base to call it by name, nor `getattr(self, name)` in the class), or
 `torch.nn.Module`, which calls only its own methods (`forward`, `train`, `state_dict`, ...).
+
+`rank_zero_callers`: a module-level function whose every read, in its module and its importers, is a
+call under a rank-0 gate (`References.rank_zero`) runs in rank 0 alone, whoever runs its callers.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..sources.names import is_library, last_name
+from .conditions import only_rank_zero
 from .program import norm_path
 from .script import ScriptFacts
 from .summary import summary_extractor
@@ -43,6 +47,8 @@ _HOOKS = re.compile(
 _STRING_RESOLVERS = ("hydra.utils.instantiate", "hydra.utils.call", "hydra.utils.get_class", "hydra.utils.get_method",
                      "hydra.utils.get_object", "importlib.import_module", "pydoc.locate", "__import__")
 _MAX_STEPS = 300
+# A module without one of these words tests no rank (conditions.only_rank_zero would find no gate).
+_RANK_WORDS = ("rank", "main", "master", "process_index", "zero", "chief", "leader")
 # torch.nn.Module's own methods (torch 2.13, `dir(torch.nn.Module)`): the only ones it calls by name on a
 # subclass, so an override of one of these (or of a private `_name`) may run with nothing in the project naming it.
 _MODULE_METHODS = frozenset((
@@ -69,6 +75,9 @@ class References:
     dynamic: bool  # builds objects from strings (hydra.utils.instantiate, importlib.import_module)
     torch_modules: frozenset = frozenset()  # top-level classes with `torch.nn.Module` among their bases
     dispatching: frozenset = frozenset()  # top-level classes calling `getattr(self, <not a literal>)`
+    # names the module calls (`f(...)`, `module.f(...)`) and reads in no other way, each call one that
+    # only rank 0 makes (under `if args.process_index == 0:`; conditions.only_rank_zero)
+    rank_zero: frozenset = frozenset()
 
 
 @summary_extractor("references")
@@ -174,7 +183,50 @@ def references(facts: ScriptFacts) -> References:
                     decorated.add(f"{stmt.name}.{item.name}")
     dynamic = bool(facts.calls_to(*_STRING_RESOLVERS))
     return References({k: tuple(sorted(v)) for k, v in names.items()}, frozenset(decorated), bases,
-                      frozenset(classmethods), dynamic, frozenset(torch_modules), frozenset(dispatching))
+                      frozenset(classmethods), dynamic, frozenset(torch_modules), frozenset(dispatching),
+                      _rank_zero_callees(facts, libraries))
+
+
+def _rank_zero_callees(facts: ScriptFacts, libraries: set) -> frozenset:
+    """The names of project functions the module reads only as the callee of calls that rank 0 alone
+    makes (`References.rank_zero`): a call by a bare name or through an imported module
+    (`ckpt.merge(...)`), under a rank-0 gate; any other read of the word (passed on, an attribute
+    of something else) leaves the name out."""
+    imported = {*facts.imports.names, *facts.imports.relative}  # (`from .load_model import merge`)
+    if not imported:
+        return frozenset()
+    text = facts.text.lower()
+    if not any(word in text for word in _RANK_WORDS):
+        return frozenset()  # (no test of the rank, no gate)
+    gated: dict = {}
+    for site in facts.calls:
+        func = site.node.func
+        if type(func) is ast.Name:  # a project function imported by name
+            name = func.id
+            if name in libraries or name not in imported:
+                continue
+        elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in imported:
+            name = func.attr  # `ckpt.merge(...)` through an imported project module
+            if func.value.id in libraries:
+                continue
+        else:
+            continue
+        if not (site.ctx.guards or site.ctx.function is not None):
+            continue  # (module-level code outside any `if` runs in every rank)
+        gated.setdefault(name, []).append(site)
+    gated = {name: sites for name, sites in gated.items() if all(only_rank_zero(facts, s.node) for s in sites)}
+    if not gated:
+        return frozenset()
+    # Every read of the name is one of these calls when the word occurs in the module only there and
+    # in its imports (a comment, a string or an unrelated attribute of the same name leaves it out).
+    lines = facts.text.splitlines()
+    imports = [" ".join(lines[n.lineno - 1:n.end_lineno]) for n, _ in facts.of_type(ast.ImportFrom)]
+
+    def occurrences(name: str, text: str) -> int:
+        return len(re.findall(rf"(?<!\w){re.escape(name)}(?!\w)", text))
+
+    return frozenset(name for name, sites in gated.items()
+                     if occurrences(name, facts.text) - sum(occurrences(name, i) for i in imports) == len(sites))
 
 
 def scope_key(function: Optional[ast.AST], klass: Optional[ast.ClassDef], facts: ScriptFacts) -> Optional[str]:
@@ -363,6 +415,25 @@ def called_by_nothing(project: "Project", path: str, scope: Optional[str]) -> bo
     key = ("dead", norm_path(path), scope)
     if key not in cache:
         cache[key] = reach.modules(path, scope) == set()
+    return cache[key]
+
+
+def rank_zero_callers(project: "Project", path: str, scope: Optional[str]) -> bool:
+    """Does only rank 0 run the module-level function `scope` of `path`: the project calls it, and
+    every module that may read it (its own and its importers, all with a summary) reads it only in
+    calls that rank 0 alone makes (`if training_args.process_index == 0: save_merged_model(...)` in a
+    runner)? Its callers' own callers do not matter: whoever runs them, the gate lets rank 0 through."""
+    if not scope or "." in scope:
+        return False
+    cache, reach = _cache_and_index(project)
+    key = ("rank0", norm_path(path), scope)
+    if key not in cache:
+        modules = reach.importers(norm_path(path), scope)
+        refs = [reach.refs.get(m) for m in modules]
+        own = reach.refs.get(norm_path(path))
+        readers = {m for m, _ in reach.readers(scope) if m in modules}
+        cache[key] = own is not None and scope not in own.decorated and bool(readers) and \
+            all(r is not None for r in refs) and all(scope in reach.refs[m].rank_zero for m in readers)
     return cache[key]
 
 

@@ -19,7 +19,7 @@ from ..facts.program_loads import cleared_elsewhere, load_hints, rank_passed_fil
 from ..facts.program_effects import (device_selections, function_effects, import_touches_cuda, imports_at_load,
                                      local_callee, project_call)
 from ..facts.program_ranks import helper_rank, helper_rank_call, several_rank_programs
-from ..facts.program_reach import builds_from_strings, called_by_nothing, reaching_entries, scope_key
+from ..facts.program_reach import builds_from_strings, called_by_nothing, rank_zero_callers, reaching_entries, scope_key
 from ..facts.rank_files import callers_pass_rank_files, own_rank_file, rank_file_parameter
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
 from ..facts.spawn_targets import outside_spawned_code, spawn_starts_ranks
@@ -527,6 +527,8 @@ def _decide_several_ranks(finding, project, params):
         return None
     if cleared_elsewhere(project, finding.path, params.get("elsewhere")):
         return None  # another module shows the file holds CPU tensors, or is the rank's own (facts/program_loads.py)
+    if rank_zero_callers(project, finding.path, params.get("scope")):
+        return None  # every call of its function, in any module, is one only rank 0 makes (facts/program_reach.py)
     rank_param = params.get("rank_param")
     if rank_param and callers_pass_rank_files(project, params["scope"], *rank_param):
         return None  # every caller passes a file of the rank's own (facts/rank_files.py)
