@@ -369,3 +369,33 @@ def test_a_deepspeed_strategy_subclass_of_another_module_is_read_from_its_init(p
     assert [(f.path, f.span.start.row) for f in project.check(select=["DSL608"]).findings] == [("fit.py", 5)]
     project.write({"strategies.py": SUBCLASS.replace("STAGE", "3"), "fit.py": FIT2})
     assert project.check(select=["DSL608"]).findings == []
+
+
+# -- facts/loads.py: a torch2trt TRTModule's state is an engine, no tensor ----------------------------
+
+TRT = HEAD + ("def evaluate(model, trt_file=None):\n    if trt_file is not None:\n        from torch2trt import MODULE\n"
+              "        model_trt = MODULE()\n        model_trt.load_state_dict(torch.load(trt_file))\n"
+              "        model = model_trt\n    return model\n" + SETUP + "evaluate(None, 'yolox.trt')\n")
+
+
+def test_a_torch2trt_module_state_holds_no_gpu_tensor(project):
+    project.write({"evaluator.py": TRT.replace("MODULE", "TRTModule"), "run.sh": "torchrun --nproc_per_node 2 evaluator.py\n"})
+    assert rows(project, "DSL102") == []
+    project.write({"evaluator.py": TRT.replace("MODULE", "Engine"), "run.sh": "torchrun --nproc_per_node 2 evaluator.py\n"})
+    assert rows(project, "DSL102") == [10]
+
+
+# -- facts/loads.py: a file saved from a model straight from from_pretrained is on the CPU ------------
+
+EMB = HEAD + ("from transformers import AutoModel\n\n\ndef get_model(name, raw, out):\n"
+              "    model = AutoModel.from_pretrained(name)\n    if raw is not None:\n"
+              "        model.set_input_embeddings(torch.load(raw + '/embedding/emb.pth'))\n    MOVE\n"
+              "    torch.save(model.embed_tokens, out + '/embedding/emb.pth')\n    return model\n" + SETUP +
+              "get_model('m', 'raw', 'out')\n")
+
+
+def test_a_file_saved_from_a_model_straight_from_from_pretrained_loads_on_the_cpu(project):
+    project.write({"load_model.py": EMB.replace("MOVE", "pass"), "run.sh": "torchrun --nproc_per_node 2 load_model.py\n"})
+    assert rows(project, "DSL102") == []
+    project.write({"load_model.py": EMB.replace("MOVE", "model.cuda()"), "run.sh": "torchrun --nproc_per_node 2 load_model.py\n"})
+    assert rows(project, "DSL102") == [12]

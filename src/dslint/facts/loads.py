@@ -46,6 +46,8 @@ def loads_cpu_tensors(facts: ScriptFacts, site: CallSite) -> Optional[str]:
         return "the module saved this file from a sampler's or data loader's state"
     if returned_tensor_free(facts, site, lambda annotation: _tensor_free(annotation, "")):
         return "it is returned under an annotation that holds no tensor"
+    if _into_trt_module(facts, site):
+        return "a torch2trt TRTModule's state is a serialized TensorRT engine, no tensor"
     path = site.argument(0, "f")
     if path is None:
         return None
@@ -59,6 +61,23 @@ def loads_cpu_tensors(facts: ScriptFacts, site: CallSite) -> Optional[str]:
     if name and (id(site.ctx.function), name) in names:
         return "the module saved this file from the CPU"
     return None
+
+
+_TRT_MODULES = ("torch2trt.TRTModule", "torch2trt.torch2trt.TRTModule")
+
+
+def _into_trt_module(facts: ScriptFacts, site: CallSite) -> bool:
+    """`model_trt.load_state_dict(torch.load(trt_file))` with `model_trt = TRTModule()` of torch2trt: its
+    state dict holds the engine as bytes and the input and output names."""
+    if "TRTModule" not in facts.text:
+        return False
+    model = semantic_model(facts)
+    parent = model.parent_of(site.node)
+    if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "load_state_dict"
+            and parent.args[:1] == [site.node]):
+        return False
+    built = model.value_of(parent.func.value)
+    return isinstance(built, ast.Call) and model.resolve(built.func) in _TRT_MODULES
 
 
 def _read_as_numpy(facts: ScriptFacts, site: CallSite) -> bool:
@@ -101,12 +120,47 @@ def _cpu_saves(facts: ScriptFacts) -> tuple:
         if value is None or path is None:
             continue
         if may_be_state(model.value_of(value)) and not plain_state_dict(facts, value, site.ctx) \
-                and not saved_namespace(model, value):
+                and not saved_namespace(model, value) and not _fresh_cpu_model(model, value, site.node):
             continue  # (what the name holds, not its name: `rng_states`)
         literals |= _file_names(path)
         if dotted(path):
             names.add((id(site.ctx.function), dotted(path)))
     return literals, names
+
+
+_BUILT_ON_CPU = ("from_pretrained", "from_config")
+_MOVES = ("to", "cuda", "to_empty", "prepare", "prepare_model")
+
+
+def _fresh_cpu_model(model, value: ast.AST, save: ast.Call) -> bool:
+    """`torch.save(model.embed_tokens, p)` where every value of `model` is built in the function by
+    `from_pretrained` (without `device_map`) or `from_config`, and nothing moves it before the save
+    (`.to()`, `.cuda()`, `accelerator.prepare`): its tensors are on the CPU."""
+    root = value
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or root is value:
+        return False
+    values = model.values_of(root, hops=1)
+    if not values or values == [root]:
+        return False
+    for built in values:
+        while isinstance(built, ast.Call) and isinstance(built.func, ast.Attribute) and built.func.attr in ("merge_and_unload",):
+            built = built.func.value
+        if isinstance(built, ast.Name) and built.id == root.id:
+            continue  # (`model = model.merge_and_unload()`: the same model, its other values decide)
+        if not (isinstance(built, ast.Call) and isinstance(built.func, ast.Attribute) and built.func.attr in _BUILT_ON_CPU
+                and not any(k.arg == "device_map" or k.arg is None for k in built.keywords)):
+            return False
+    function = model.parent_of(save)
+    while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        function = model.parent_of(function)
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, ast.Call) and node.lineno < save.lineno and (
+                isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES and (dotted(node.func.value) == root.id
+                                                                                     or any(dotted(a) == root.id for a in node.args))):
+            return False
+    return True
 
 
 def _file_names(path: ast.AST) -> set:

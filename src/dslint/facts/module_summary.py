@@ -60,6 +60,31 @@ _PROCESS_STARTERS = ("multiprocessing.", "torch.multiprocessing.", "subprocess."
                      "accelerate.launchers", "deepspeed.launcher", "concurrent.futures.ProcessPoolExecutor")
 _PROCESS_WORDS = ("Process", "process", "subprocess", "system", "popen", "exec", "spawn", "fork", "ray", "submitit",
                   "launch", "Pool")
+# ... of which these start nothing
+_NO_PROCESS = frozenset(("set_start_method", "get_start_method", "get_all_start_methods", "cpu_count", "current_process",
+                         "parent_process", "active_children", "Queue", "SimpleQueue", "JoinableQueue", "Lock", "RLock",
+                         "Event", "Condition", "Semaphore", "BoundedSemaphore", "Barrier", "Value", "Array",
+                         "freeze_support", "set_sharing_strategy", "get_sharing_strategy", "get_context", "Manager",
+                         "set_executable", "CalledProcessError", "TimeoutExpired", "DEVNULL", "PIPE", "STDOUT"))
+# words of a command line that may start the program's ranks
+_LAUNCH_WORDS = ("python", "torchrun", "deepspeed", "accelerate", "srun", "mpirun", "mpiexec", "launch", "sbatch", "$", "%")
+
+
+def _starts_processes(facts: ScriptFacts) -> bool:
+    """May the module start processes that run its program's ranks (see ModuleExports.starts_processes)? A
+    shell command given as a text without a launcher word (`os.system("sed -i ...")`) does not."""
+    for qualname, sites in facts._by_qualname.items():
+        if not (qualname or "").startswith(_PROCESS_STARTERS) or qualname.rsplit(".", 1)[-1] in _NO_PROCESS:
+            continue
+        if not qualname.startswith(("subprocess.", "os.")):
+            return True
+        for site in sites:
+            command = site.node.args[0] if site.node.args else None
+            text = " ".join(str(n.value) for n in ast.walk(command) if isinstance(n, ast.Constant)
+                            and isinstance(n.value, str)) if command is not None else ""
+            if not text or any(word in text for word in _LAUNCH_WORDS):
+                return True
+    return False
 
 
 @dataclass(frozen=True)
@@ -859,8 +884,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                                                                            summariser.inside(stmt)[2])
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.takes_gradients = "grad" in facts.text and bool(facts.calls_to(*GRADIENT_CALLS))
-    exports.starts_processes = any(word in facts.text for word in _PROCESS_WORDS) and any(
-        (q or "").startswith(_PROCESS_STARTERS) for q in facts._by_qualname)
+    exports.starts_processes = any(word in facts.text for word in _PROCESS_WORDS) and _starts_processes(facts)
     exports.model_parallel = model_parallelism(facts)
     exports.config_constants = module_constants(facts, summariser.model, _literal_or_marker, NO_VALUE,
                                                 summariser.module_dicts())

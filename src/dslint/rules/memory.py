@@ -525,8 +525,8 @@ def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
         if root not in ("transformers", "diffusers") or not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
                                                                and isinstance(statement.targets[0], ast.Name)):
             continue
-        if "Pipeline" in (model.resolve(site.node.func) or ""):
-            continue  # (a diffusers/transformers pipeline's __call__ runs under @torch.no_grad())
+        if _NOT_A_MODEL.search(model.resolve(site.node.func) or ""):
+            continue  # (a tokenizer, config, processor; a pipeline's __call__ runs under @torch.no_grad())
         key = object_of(model, statement.value)  # (what a read of the name gives: `.to()` is the same object)
         if key is not None and key not in found:
             found[key] = [site]
@@ -534,6 +534,8 @@ def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
 
 
 _MOVES = frozenset(("to", "cuda", "half", "bfloat16", "float"))
+# `from_pretrained` of what is no module with parameters
+_NOT_A_MODEL = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Scheduler|Pipeline|GenerationConfig")
 
 
 def _pretrained(key) -> Optional[ast.Call]:
