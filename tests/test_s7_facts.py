@@ -399,3 +399,40 @@ def test_a_file_saved_from_a_model_straight_from_from_pretrained_loads_on_the_cp
     assert rows(project, "DSL102") == []
     project.write({"load_model.py": EMB.replace("MOVE", "model.cuda()"), "run.sh": "torchrun --nproc_per_node 2 load_model.py\n"})
     assert rows(project, "DSL102") == [12]
+
+
+# -- facts/saved_archives.py + program_loads.py: a checkpoint committed beside the module -------------
+
+def _archive(path, location):
+    """A zip laid out as torch.save writes it, its pickle naming two storages saved on `location`."""
+    import io
+    import pickle
+    import zipfile
+
+    class Storage:
+        def __init__(self, key):
+            self.key = key
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, obj):
+            return ("storage", "FloatStorage", obj.key, location, 4) if isinstance(obj, Storage) else None
+
+    buffer = io.BytesIO()
+    Pickler(buffer, protocol=2).dump({"a": Storage("0"), "b": Storage("1")})
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("archive/data.pkl", buffer.getvalue())
+        archive.writestr("archive/data/0", b"\0" * 16)
+
+
+def test_a_checkpoint_committed_beside_the_module_with_cpu_storages_loads_on_the_cpu(project, tmp_path):
+    from dslint.facts.saved_archives import storage_locations
+
+    code = HEAD + "_Jd = torch.load(os.path.join(os.path.dirname(__file__), 'Jd.pt'))\n" + SETUP
+    (tmp_path / "nets").mkdir()
+    project.write({"nets/wigner.py": code, "run.sh": "torchrun --nproc_per_node 2 nets/wigner.py\n"})
+    _archive(tmp_path / "nets" / "Jd.pt", "cpu")
+    assert storage_locations(str(tmp_path / "nets" / "Jd.pt")) == {"cpu"}
+    assert rows(project, "DSL102") == []
+    _archive(tmp_path / "nets" / "Jd.pt", "cuda:0")
+    assert storage_locations(str(tmp_path / "nets" / "Jd.pt")) == {"cuda:0"}
+    assert rows(project, "DSL102") == [6]

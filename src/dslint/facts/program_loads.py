@@ -193,6 +193,9 @@ def load_hints(facts: ScriptFacts, site: CallSite) -> tuple:
         local = _imported_last_part(model, values[0])
         if local is not None:
             hints.append(("file-constant", local))
+    beside = {_beside_module(v) for v in values}
+    if len(beside) == 1 and None not in beside:  # `os.path.join(os.path.dirname(__file__), "Jd.pt")`
+        hints.append(("beside", beside.pop()))
     if top and function is not None and "rank" in facts.text:
         attrs = _inherited_rank_reads(model, values, function, klass)
         if attrs:
@@ -271,9 +274,32 @@ def _imported_last_part(model, path: ast.AST) -> Optional[str]:
     return project_import(model, last) if isinstance(last, (ast.Name, ast.Attribute)) and not joined else None
 
 
+def _beside_module(expr: ast.AST) -> Optional[str]:
+    """"Jd.pt" of `os.path.join(os.path.dirname(__file__), "Jd.pt")` or `Path(__file__).parent / "Jd.pt"`: a
+    file named relative to the module's own folder (one literal name), else None."""
+    if isinstance(expr, ast.Call) and (dotted(expr.func) or "").endswith("path.join") and len(expr.args) == 2:
+        folder, name = expr.args
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Div):
+        folder, name = expr.left, expr.right
+    else:
+        return None
+    ok = isinstance(name, ast.Constant) and isinstance(name.value, str) and "/" not in name.value and ".." not in name.value
+    return name.value if ok and any(isinstance(n, ast.Name) and n.id == "__file__" for n in ast.walk(folder)) and \
+        len([n for n in ast.walk(folder) if isinstance(n, ast.Constant)]) == 0 else None
+
+
 def cleared_elsewhere(project: "Project", path: str, hints: tuple) -> Optional[str]:
     """Why another module shows the load of `path` reads CPU tensors or the rank's own file, or None."""
     for hint in hints or ():
+        if hint[0] == "beside":
+            from pathlib import Path
+
+            from .saved_archives import saved_on_cpu
+
+            file = Path(project.root) / Path(path).parent / hint[1]
+            project.note_input(str(file))
+            if file.is_file() and saved_on_cpu(str(file)):
+                return f"{hint[1]}, beside the module, holds CPU storages only"
         if hint[0] == "file-constant":
             from .config_overlays import imported_values
 
