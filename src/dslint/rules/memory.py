@@ -440,9 +440,10 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
     if not facts.uses("torch"):
         return
     model = semantic_model(facts)
-    evals = _eval_modes(facts, model)
+    steps = _training_step_calls(facts)
+    evals = _eval_modes(facts, model) if steps else {}  # (no training step: nothing to report, nothing to look up)
     decided = set()
-    for site in _training_step_calls(facts) if evals else ():
+    for site in steps if evals else ():
         target = _frozen_method_target(site.node) or _forward_target(site.node)
         key = object_of(model, target) if target is not None else None
         if key not in evals or key in decided:
