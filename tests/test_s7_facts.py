@@ -436,3 +436,47 @@ def test_a_checkpoint_committed_beside_the_module_with_cpu_storages_loads_on_the
     _archive(tmp_path / "nets" / "Jd.pt", "cuda:0")
     assert storage_locations(str(tmp_path / "nets" / "Jd.pt")) == {"cuda:0"}
     assert rows(project, "DSL102") == [6]
+
+
+# -- rules/distributed.py: DSL302, an endless generator over the loader -------------------------------
+
+ENDLESS = HEAD + ("from torch.utils import data\n\n\ndef sample_data(loader):\n    while True:\n        BODY\n\n\n"
+                  "def main(dataset, model):\n    dist.init_process_group('nccl')\n"
+                  "    loader = data.DataLoader(dataset, batch_size=8, sampler=data.distributed.DistributedSampler(dataset))\n"
+                  "    loader = sample_data(loader)\n    for i in range(1000):\n        model(next(loader))\n")
+
+
+def test_a_loader_passed_to_an_endless_generator_passes_over_it_each_epoch(project):
+    for body, row in (("for batch in loader:\n            yield batch", 17), ("yield from loader", 16)):
+        project.write({"train.py": ENDLESS.replace("BODY", body)})
+        assert rows(project, "DSL302") == [row], body
+    project.write({"train.py": ENDLESS.replace("BODY", "for batch in loader:\n            yield batch\n        break")})
+    assert rows(project, "DSL302") == []  # (one pass, then the generator ends)
+
+
+def test_a_ray_actor_class_sees_only_its_own_gpus(project):
+    code = HEAD + ("import ray\n\n\n@ray.remote\nclass Worker:\n    def __init__(self):\n"
+                   "        dist.init_process_group('nccl')\n        self.x = torch.ones(2, device='cuda')\n"
+                   "        dist.barrier()\n")
+    project.write({"actor.py": code})
+    assert rows(project, "DSL104") == []
+    project.write({"actor.py": code.replace("@ray.remote\n", "")})
+    assert rows(project, "DSL104") == [11]
+
+
+def test_a_load_in_the_main_block_of_a_module_without_evidence_runs_only_as_its_own_script(project):
+    quant = "import torch\n\n\ndef q(x):\n    return x\n\n\nif __name__ == '__main__':\n    w = torch.load('w.pt')\n"
+    train = HEAD + "from quant import q\n" + SETUP + "q(1)\n"
+    project.write({"quant.py": quant, "train.py": train, "run.sh": "torchrun --nproc_per_node 2 train.py\n"})
+    assert rows(project, "DSL102") == []
+    project.write({"quant.py": quant.replace("if __name__ == '__main__':\n    w", "def load():\n    w") + "\n\nload()\n"})
+    assert rows(project, "DSL102") == [9]
+
+
+def test_autograd_off_for_the_whole_script(project):
+    code = ("import torch\n\ntorch.set_grad_enabled(False)\n\n\ndef evaluate(model, loader):\n    model.eval()\n"
+            "    return [model(x) for x in loader]\n")
+    project.write({"ev.py": code})
+    assert rows(project, "DSL401") == []
+    project.write({"ev.py": code.replace("torch.set_grad_enabled(False)", "pass")})
+    assert rows(project, "DSL401") == [8]

@@ -890,13 +890,25 @@ def _autograd_off(facts: ScriptFacts, node: ast.AST, depth: int) -> bool:
     from .objects import calls_of
 
     ctx = facts.context_of(node)
-    if ctx is None or grad_disabled_at(facts, ctx):
+    if ctx is None or grad_disabled_at(facts, ctx) or _grad_off_for_the_script(facts):
         return True
     function = ctx.function
     if depth >= 4 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     calls = calls_of(semantic_model(facts), function)
     return bool(calls) and all(_autograd_off(facts, call, depth + 1) for call, _ in calls)
+
+
+def _grad_off_for_the_script(facts: ScriptFacts) -> bool:
+    """`torch.set_grad_enabled(False)` as a statement of the module's top level, and nothing turns
+    autograd back on anywhere in it (no `set_grad_enabled` with another value, no `enable_grad`)."""
+    if "set_grad_enabled" not in facts.text:
+        return False
+    sites = facts.calls_to("torch.set_grad_enabled")
+    top = [s for s in sites if s.ctx.function is None and not s.ctx.guards and s.node.args
+           and isinstance(s.node.args[0], ast.Constant) and s.node.args[0].value is False
+           and any(isinstance(stmt, ast.Expr) and stmt.value is s.node for stmt in facts.tree.body)]
+    return bool(top) and len(top) == len(sites) and not facts.calls_to("torch.enable_grad")
 
 
 def exclusive(a: Context, b: Context) -> bool:
@@ -999,6 +1011,19 @@ def in_one_gpu_actor(facts: ScriptFacts, ctx: Context) -> bool:
             if isinstance(dec, ast.Call) and (facts.resolve(dec.func) or "") in ("ray.remote",) and any(
                     k.arg == "num_gpus" for k in dec.keywords):
                 return True
+    return False
+
+
+def in_ray_actor(facts: ScriptFacts, ctx: Context) -> bool:
+    """Inside a Ray actor class (`@ray.remote`, with or without resources: verl's RayWorkerGroup grants
+    them with `.options(num_gpus=...)` where it starts it), or a one-GPU actor or task: Ray sets the
+    GPUs each actor sees, so the actors of one process group never share a default device."""
+    if in_one_gpu_actor(facts, ctx):
+        return True
+    for dec in getattr(ctx.class_, "decorator_list", ()) or ():
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if (facts.resolve(target) or "") == "ray.remote":
+            return True
     return False
 
 

@@ -473,6 +473,8 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         if epoch_loop is None:
             epoch_loop, hopped = _epoch_loop_calling_method(ctx, loaders), True
         if epoch_loop is None:
+            epoch_loop = _endless_generator_over(ctx, loaders)  # `loader = sample_data(loader)`
+        if epoch_loop is None:
             continue
         # (None has no set_epoch; a sampler bound in another method is no name in the epoch loop's)
         target = None if optional or hopped else _set_epoch_target(ctx, site, sampler, loaders, epoch_loop)
@@ -761,6 +763,40 @@ def _epoch_loop_over(ctx: PythonContext, loaders: set) -> Optional[ast.AST]:
             outer = where.loops[-1]
             if isinstance(outer, ast.For) or epoch_counter(outer):
                 return outer
+    return None
+
+
+def _endless_generator_over(ctx: PythonContext, loaders: set) -> Optional[ast.AST]:
+    """`def sample_data(loader): while True: for batch in loader: yield batch` (or `yield from loader`), a
+    function of this module called with one of `loaders`: its endless loop passes over the loader again and
+    again, each pass an epoch. That `while` loop; None when there is no such call."""
+    facts = ctx.facts
+    for site in facts.calls:
+        func = site.node.func
+        if not (isinstance(func, ast.Name) and func.id in facts.functions) or not site.node.args:
+            continue
+        index = next((i for i, a in enumerate(site.node.args) if dotted(a) in loaders), None)
+        function = facts.functions[func.id]
+        params = [a.arg for a in function.args.args]
+        if index is None or index >= len(params):
+            continue
+        loop = _endless_pass_over(function, params[index])
+        if loop is not None:
+            return loop
+    return None
+
+
+def _endless_pass_over(function: ast.AST, name: str) -> Optional[ast.While]:
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.While) and isinstance(node.test, ast.Constant) and node.test.value is True) or any(
+                isinstance(stmt, (ast.Break, ast.Return)) for stmt in node.body):
+            continue
+        for inner in node.body:
+            if isinstance(inner, ast.For) and dotted(inner.iter) == name and any(
+                    isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(inner)):
+                return node
+            if isinstance(inner, ast.Expr) and isinstance(inner.value, ast.YieldFrom) and dotted(inner.value.value) == name:
+                return node
     return None
 
 

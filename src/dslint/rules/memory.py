@@ -210,7 +210,9 @@ def _decide_no_gradients(finding, project, params):
 
 # Tensors made up from a shape alone: a forward fed only these (or nothing) is a smoke test or a shape check.
 _SYNTHETIC = frozenset(f"torch.{name}" for name in ("zeros", "ones", "rand", "randn", "randint", "empty", "full",
-                                                     "arange", "zeros_like", "ones_like", "randn_like", "rand_like"))
+                                                     "arange", "zeros_like", "ones_like", "randn_like", "rand_like",
+                                                     "FloatTensor", "Tensor", "HalfTensor", "LongTensor",
+                                                     "cuda.FloatTensor", "cuda.HalfTensor"))
 
 
 def _smoke_forward(model: SemanticModel, call: ast.Call, scope: Optional[ast.AST]) -> bool:

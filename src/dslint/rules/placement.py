@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
-from ..facts.conditions import (compares_a_count_to_one, parallel_mode_switch, exclusive, in_one_gpu_actor, mentions_rank, only_rank_zero,
+from ..facts.conditions import (compares_a_count_to_one, parallel_mode_switch, exclusive, in_one_gpu_actor, in_ray_actor, mentions_rank, only_rank_zero,
                                 under_main_guard)
 from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
@@ -450,7 +450,9 @@ def torch_load_without_map_location(ctx: PythonContext) -> Iterator[Report]:
                                   row=span.start.row, column=span.start.column),
                      needs=("several-ranks", (("unreferenced", unreferenced), ("own", mine), ("guarded", guarded),
                                               ("reach", reach), ("scope", scope), ("rank_param", rank_param),
-                                              ("elsewhere", load_hints(ctx.facts, site)))))
+                                              ("elsewhere", load_hints(ctx.facts, site)),
+                                              ("main_block", any("__main__" in ast.unparse(g.test)
+                                                                 for g, _ in site.ctx.guards)))))
 
 
 def _callers_to_find(ctx: PythonContext, where: Context) -> tuple[Optional[str], Optional[tuple]]:
@@ -545,6 +547,8 @@ def _decide_several_ranks(finding, project, params):
     entries = reaching_entries(project, finding.path, params.get("scope"))
     if entries is not None:  # the function runs only in the programs whose code calls it (facts/program_reach.py)
         programs = [p for p in programs if norm_path(p.entry) in entries or builds_from_strings(project, p.entry)]
+    if params.get("main_block"):  # a `__main__` block runs only in the program the module itself starts
+        programs = [p for p in programs if norm_path(p.entry) == norm_path(finding.path)]
     if not programs:
         return None
     return replace(finding, related=[*finding.related, *programs[0].related])
@@ -771,6 +775,8 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
     for site in facts.calls_to(INIT_PG):
         if site.keyword("device_id") is not None or site.has_star_kwargs or literal(site.keyword("world_size")) == 1:
             continue
+        if in_ray_actor(facts, site.ctx):
+            continue  # (a Ray actor sees only the GPUs Ray grants it: its cuda:0 is its own)
         nccl = _backend_is_nccl(facts, site)
         if nccl is False or (nccl is None and unindexed is None and not fsdp and not pinned):
             continue
