@@ -480,3 +480,12 @@ def test_autograd_off_for_the_whole_script(project):
     assert rows(project, "DSL401") == []
     project.write({"ev.py": code.replace("torch.set_grad_enabled(False)", "pass")})
     assert rows(project, "DSL401") == [8]
+
+
+def test_a_forward_whose_result_is_dropped_at_once_is_a_probe(project):
+    code = ("import torch\n\n\ndef flops(model, make_input):\n    model.eval()\n    inputs = make_input()\n"
+            "    RESULT model(**inputs)\n    return model.count\n")
+    project.write({"probe.py": code.replace("RESULT", "_ =")})
+    assert rows(project, "DSL401") == []
+    project.write({"probe.py": code.replace("RESULT", "out =").replace("return model.count", "return out")})
+    assert rows(project, "DSL401") == [7]

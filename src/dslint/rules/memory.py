@@ -217,14 +217,19 @@ _SYNTHETIC = frozenset(f"torch.{name}" for name in ("zeros", "ones", "rand", "ra
 
 def _smoke_forward(model: SemanticModel, call: ast.Call, scope: Optional[ast.AST]) -> bool:
     """One forward, outside any loop of its function (or of the module), fed only tensors made up from a
-    shape (`x = torch.zeros(1, 200, 80); out = model(x)`) or nothing at all (`zs = self.masks()`): a model
-    file's `__main__` check or a shape probe, not an evaluation; it holds one forward's activations."""
+    shape (`x = torch.zeros(1, 200, 80); out = model(x)`) or nothing at all (`zs = self.masks()`), or whose
+    result is dropped at once (`_ = model(**inputs)`, a FLOPs counter): a model file's `__main__` check or
+    a shape probe, not an evaluation; it holds one forward's activations, if any, for a moment."""
     node = model.parent_of(call)
     while node is not None and node is not scope:
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension, ast.ListComp, ast.GeneratorExp,
                              ast.SetComp, ast.DictComp)):
             return False
         node = model.parent_of(node)
+    parent = model.parent_of(call)
+    if isinstance(parent, ast.Expr) or (isinstance(parent, ast.Assign) and len(parent.targets) == 1
+                                        and isinstance(parent.targets[0], ast.Name) and parent.targets[0].id == "_"):
+        return True  # (`_ = flops_model(**inputs)`: the result, and with it the graph, is dropped at once)
     for arg in (*call.args, *(k.value for k in call.keywords)):
         if isinstance(arg, ast.Starred):
             return False
