@@ -417,9 +417,12 @@ class ProgramIndex:
         """May some module that runs with `path` start processes (multiprocessing, subprocess, ray, ...)?"""
         return any(self.modules[p].starts_processes for p in self.program_modules(path) if p in self.modules)
 
-    def takes_gradients_anywhere(self, path: str) -> bool:
-        """Does some module that runs with `path` differentiate itself (`torch.autograd.grad`)?"""
-        return any(self.modules[p].takes_gradients for p in self.program_modules(path) if p in self.modules)
+    def takes_gradients_near(self, path: str) -> bool:
+        """Does `path`, or a module it imports directly, differentiate itself (`torch.autograd.grad`)? (Not
+        the whole program: a library vendored in the repository, imported through its package, would
+        silence every evaluation of its examples.)"""
+        near = {norm_path(path), *self.imports_of(path)}
+        return any(self.modules[p].takes_gradients for p in near if p in self.modules)
 
     def selects_device_anywhere(self, path: str) -> bool:
         """Does some module that runs with `path` select the process's GPU?"""

@@ -203,9 +203,9 @@ _NO_GRADIENTS = ("no-gradients-in-program", ())
 
 @decider("no-gradients-in-program")
 def _decide_no_gradients(finding, project, params):
-    """Drop the finding when a module of the program differentiates itself (`torch.autograd.grad` in a
-    force field's forward, a physics loss): its evaluation may need autograd on, and no_grad would break it."""
-    return None if project.program.takes_gradients_anywhere(finding.path) else finding
+    """Drop the finding when its module, or one it imports, differentiates itself (`torch.autograd.grad` in
+    a force field's forward, a physics loss): its evaluation may need autograd on, and no_grad would break it."""
+    return None if project.program.takes_gradients_near(finding.path) else finding
 
 
 # Tensors made up from a shape alone: a forward fed only these (or nothing) is a smoke test or a shape check.
