@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..sources.names import dotted
-from .conditions import (LEAVES, RankGate, leaves_after, opens_gate, rank_gate, rank_tests, ranked_groups,
-                         runs_after_skipping, same_group, under_zero3)
+from .conditions import (LEAVES, RANK_TEXT_WORDS, RankGate, leaves_after, opens_gate, rank_gate, rank_tests,
+                         ranked_groups, runs_after_skipping, same_group, under_zero3)
 from .bindings import partial_calls
 from .cuda import FSDP
 from .script import CallSite, Context, ScriptFacts, literal
@@ -612,10 +612,7 @@ def _uniform_exit(stmt: ast.stmt, with_else: bool = False) -> bool:
             and isinstance(stmt.body[0], (ast.Return, ast.Raise))):
         return False
     test = ast.unparse(stmt.test).lower()
-    return not any(word in test for word in _RANKISH)
-
-
-_RANKISH = ("rank", "main", "master", "zero", "process_index", "leader", "chief", "local")
+    return not any(word in test for word in RANK_TEXT_WORDS)
 
 
 def argument_constants(facts: ScriptFacts) -> dict:

@@ -47,6 +47,8 @@ _MAIN_WORDS = re.compile(r"(^|_)(is_main_process|is_local_main_process|is_global
                          r"is_world_process_zero|is_local_process_zero|main_process|master_process|is_master|"
                          r"is_main|is_chief|is_leader|is_rank_0|rank_0|is_master_process|is_local_master|local_master)($|_)"
                          r"|^master(_only)?$", re.IGNORECASE)
+# Words without which a text (a module, a test) names no rank and no main process: cheap `in` gates.
+RANK_TEXT_WORDS = ("rank", "main", "master", "process_index", "zero", "chief", "leader", "local")
 # A rank that is not a process's: a LoRA rank, a matrix rank.
 _NOT_A_PROCESS_RANK = re.compile(r"lora|low_rank|matrix_rank|rank_r\b|num_ranks|n_ranks", re.IGNORECASE)
 # Decorators that run the function on one process only.
@@ -890,7 +892,7 @@ def _autograd_off(facts: ScriptFacts, node: ast.AST, depth: int) -> bool:
     from .objects import calls_of
 
     ctx = facts.context_of(node)
-    if ctx is None or grad_disabled_at(facts, ctx) or _grad_off_for_the_script(facts):
+    if ctx is None or grad_disabled_at(facts, ctx) or facts.derived("grad_off_for_the_script", _grad_off_for_the_script):
         return True
     function = ctx.function
     if depth >= 4 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..sources.names import is_library, last_name
-from .conditions import only_rank_zero
+from .conditions import RANK_TEXT_WORDS, only_rank_zero
 from .program import norm_path
 from .script import ScriptFacts
 from .summary import summary_extractor
@@ -47,8 +47,6 @@ _HOOKS = re.compile(
 _STRING_RESOLVERS = ("hydra.utils.instantiate", "hydra.utils.call", "hydra.utils.get_class", "hydra.utils.get_method",
                      "hydra.utils.get_object", "importlib.import_module", "pydoc.locate", "__import__")
 _MAX_STEPS = 300
-# A module without one of these words tests no rank (conditions.only_rank_zero would find no gate).
-_RANK_WORDS = ("rank", "main", "master", "process_index", "zero", "chief", "leader")
 # torch.nn.Module's own methods (torch 2.13, `dir(torch.nn.Module)`): the only ones it calls by name on a
 # subclass, so an override of one of these (or of a private `_name`) may run with nothing in the project naming it.
 _MODULE_METHODS = frozenset((
@@ -196,7 +194,7 @@ def _rank_zero_callees(facts: ScriptFacts, libraries: set) -> frozenset:
     if not imported:
         return frozenset()
     text = facts.text.lower()
-    if not any(word in text for word in _RANK_WORDS):
+    if not any(word in text for word in RANK_TEXT_WORDS):
         return frozenset()  # (no test of the rank, no gate)
     gated: dict = {}
     for site in facts.calls:

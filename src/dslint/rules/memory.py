@@ -15,8 +15,8 @@ from ..facts.bindings import Binding, SemanticModel, semantic_model
 from ..facts.conditions import autograd_off, runs_before
 from ..facts.cuda import DDP, FSDP
 from ..facts.program_callers import callers_with_grad
-from ..facts.objects import (callee_name, class_lineage, module_name_at, object_of, object_with_arguments, passed_on,
-                             self_class)
+from ..facts.objects import (SAME_OBJECT_METHODS, callee_name, class_lineage, module_name_at, object_of,
+                             object_with_arguments, passed_on, self_class)
 from ..facts.program_effects import local_callee
 from ..facts.script import CallSite, ScriptFacts, iterated_expression
 from ..facts.values import argparse_defaults, constant
@@ -459,7 +459,7 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
         if not before or autograd_off(facts, site.node):
             continue
         decided.add(key)
-        if _may_train(facts, model, key, target) or not _runs_another_model(model, site, key):
+        if _may_train(facts, model, key, target) or not _runs_another_model(facts, model, site, key):
             continue
         name, eval_call = ast.unparse(target), before[0].node
         span = facts.lines.span_of_node(eval_call)
@@ -490,14 +490,12 @@ def _frozen_method_target(call: ast.Call) -> Optional[ast.expr]:
     return None
 
 
-def _runs_another_model(model: SemanticModel, site: CallSite, key) -> bool:
+def _runs_another_model(facts: ScriptFacts, model: SemanticModel, site: CallSite, key) -> bool:
     """Does the training step also run another model (a student, a policy)? If not, the step's
     backward trains `key` itself (linear probing keeps a backbone in eval mode for its BatchNorm
     statistics, and a loss function is no model). A model `key` came to from `from_pretrained` counts
     as frozen beside any other object whose parameters the module hands an optimizer."""
-    if _pretrained(key) is not None and any(
-            isinstance(c.func, ast.Attribute) and c.func.attr == "parameters" and object_of(model, c.func.value) != key
-            for c in ast.walk(model.tree) if isinstance(c, ast.Call)):
+    if _from_pretrained(key) and any(object_of(model, c.node.func.value) != key for c in facts.method_calls("parameters")):
         return True
     for call in model.calls_in(site.ctx.function):
         target = _forward_target(call)
@@ -525,35 +523,27 @@ def _eval_modes(facts: ScriptFacts, model: SemanticModel) -> dict:
             if key is not None:
                 found.setdefault(key, []).append(site)
     for site in facts.method_calls("from_pretrained"):
-        root = (model.resolve(site.node.func) or "").split(".")[0]
-        statement = model.parent_of(site.node)
-        while isinstance(statement, ast.Attribute) or isinstance(statement, ast.Call) and statement.func is not site.node \
-                and isinstance(statement.func, ast.Attribute) and statement.func.attr in _MOVES:
-            statement = model.parent_of(statement)  # `.from_pretrained(...).to(device)`
-        if root not in ("transformers", "diffusers") or not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                                                               and isinstance(statement.targets[0], ast.Name)):
-            continue
-        if _NOT_A_MODEL.search(model.resolve(site.node.func) or ""):
+        qualname = model.resolve(site.node.func) or ""
+        if qualname.split(".")[0] not in ("transformers", "diffusers") or _NOT_A_MODEL.search(qualname):
             continue  # (a tokenizer, config, processor; a pipeline's __call__ runs under @torch.no_grad())
-        key = object_of(model, statement.value)  # (what a read of the name gives: `.to()` is the same object)
-        if key is not None and key not in found:
-            found[key] = [site]
+        outer = site.node  # `.from_pretrained(...).to(device)`: the same object (objects.SAME_OBJECT_METHODS)
+        while isinstance(model.parent_of(outer), ast.Attribute) and model.parent_of(outer).attr in SAME_OBJECT_METHODS \
+                and isinstance(model.parent_of(model.parent_of(outer)), ast.Call):
+            outer = model.parent_of(model.parent_of(outer))
+        statement = model.parent_of(outer)
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            found.setdefault(site.node, [site])  # (object_of of a read of the name gives the from_pretrained call)
     return found
 
 
-_MOVES = frozenset(("to", "cuda", "half", "bfloat16", "float"))
 # `from_pretrained` of what is no module with parameters
 _NOT_A_MODEL = re.compile(r"Tokenizer|Processor|Config|FeatureExtractor|Scheduler|Pipeline|GenerationConfig")
 
 
-def _pretrained(key) -> Optional[ast.Call]:
-    """The `from_pretrained` call of a model (`object_of`: the value a name is bound to), through
-    `.to(device)` and the like; else None."""
-    value = key
-    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _MOVES:
-        value = value.func.value
-    ok = isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "from_pretrained"
-    return value if ok else None
+def _from_pretrained(key) -> bool:
+    """Is the model (an `object_of` key, moves like `.to(device)` already looked through) a
+    `from_pretrained` call?"""
+    return isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute) and key.func.attr == "from_pretrained"
 
 
 def _training_step_calls(facts: ScriptFacts) -> list[CallSite]:
