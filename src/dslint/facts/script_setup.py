@@ -34,6 +34,7 @@ from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_sour
                      is_namespace, overridden_attribute, traced_constant)
 from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
 from .option_defaults import option_default
+from .program_reach import scope_key
 from .optimizer_builders import callable_optimizer, returned_optimizer
 
 CPU_OPTIMIZERS = ("deepspeed.ops.adam.DeepSpeedCPUAdam", "deepspeed.ops.adam.cpu_adam.DeepSpeedCPUAdam",
@@ -214,6 +215,11 @@ class LoaderWorkers:
     # `num_workers=args.num_workers`: `value` is the default of these command-line options, which a
     # launch line that passes one replaces.
     unless_options: tuple = ()
+    # the count is the loader's own (a literal, the CPU count, a module constant: no parameter, option
+    # or config field), so it holds wherever the enclosing function runs; and that function's
+    # References key (None: module level or nested), for a loader a factory of an imported module builds
+    fixed: bool = False
+    scope: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -1144,20 +1150,22 @@ class _Extractor:
             klass = built.func
         return klass if len(classes) == 1 else None
 
-    def worker_count(self, expr: ast.AST) -> tuple[Optional[int], bool, tuple]:
+    def worker_count(self, expr: ast.AST) -> tuple[Optional[int], bool, tuple, bool]:
         """A worker count through names, module constants and command-line defaults: (the int, whether
-        it is the machine's CPU count, the options whose default it is); (None, False, ()) when neither:
-        `n = os.cpu_count()` or `def main(num_workers=os.cpu_count())` under fire/jsonargparse is the
-        CPU count (that call itself, not a count computed from it)."""
+        it is the machine's CPU count, the options whose default it is, whether it went through no
+        option or parameter default); (None, False, (), False) when neither: `n = os.cpu_count()` or
+        `def main(num_workers=os.cpu_count())` under fire/jsonargparse is the CPU count (that call
+        itself, not a count computed from it)."""
         traced = traced_constant(self.model, expr)
+        own = not traced.options and not traced.defaults
         if isinstance(traced.value, int) and not isinstance(traced.value, bool):
-            return traced.value, False, traced.options
+            return traced.value, False, traced.options, own
         value = self.model.value_of(expr)  # through names only: `n // 8` is a count per rank
         if isinstance(value, (ast.Name, ast.Attribute)) and len(traced.defaults) == 1:
             value = self.model.value_of(traced.defaults[0])  # the option or parameter itself
         if isinstance(value, ast.Call) and (self.f.callee_name(value) or "") in _CPU_COUNTS:
-            return None, True, traced.options
-        return None, False, ()
+            return None, True, traced.options, own
+        return None, False, (), False
 
     def follow(self, expr: Optional[ast.AST]) -> Optional[ast.AST]:
         """A name bound once where it is used stands for its value (`strategy = DeepSpeedStrategy(...)`)."""
@@ -1236,16 +1244,21 @@ class _Extractor:
                                          nprocs if isinstance(nprocs, int) else None, conditional))
         for site in self.f.calls_to("torch.utils.data.DataLoader"):
             value = site.keyword("num_workers")
+            if value is None and site.has_star_kwargs:  # `DataLoader(ds, **LOADER_KW)`
+                value = self.splatted(site.node, "num_workers")
             if value is None:
                 continue
             literal = _literal(value)
             per_machine, bound = cpu_scaling(value, self.f.callee_name)  # (`min(4, os.cpu_count())` is 4 at most)
             number, class_default, options = (literal if isinstance(literal, int) else bound), None, ()
+            fixed = number is not None or per_machine
             if number is None and not per_machine:
                 number, class_default = self.class_field_value(value)
             if number is None and class_default is None and not per_machine:
-                number, per_machine, options = self.worker_count(value)
-            self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options))
+                number, per_machine, options, fixed = self.worker_count(value)
+            scope = scope_key(site.ctx.function, site.ctx.class_, self.f)
+            self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options,
+                                                         fixed and class_default is None, scope))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
             init = self.init_method(site.keyword("init_method"))
             if isinstance(init, str) and init.startswith("tcp://"):
@@ -1253,6 +1266,13 @@ class _Extractor:
                 if port.isdigit():
                     self.out.ports.append(PortLiteral(self.span(site.keyword("init_method")), int(port),
                                                       f"init_method={init!r}"))
+
+    def splatted(self, call: ast.Call, name: str) -> Optional[ast.AST]:
+        """The expression that a `**KW` of `call` gives the keyword `name`, where the module knows KW's
+        keys (facts/keyword_splats.py); None otherwise."""
+        values, _, _ = call_keywords(self.model, call, lambda expr: expr, None, self.span).merged()
+        found = values.get(name)
+        return found if isinstance(found, ast.AST) else None
 
     def init_method(self, expr: Optional[ast.AST]) -> Any:
         """The init_method URL: a literal, a module constant or a name bound once (`known`), or a

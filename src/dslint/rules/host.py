@@ -330,17 +330,17 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
         if not (n or 0) > 1:
             continue
         cores, _ = node_cores(setup, ctx.settings.cpu_cores)
-        for workers in setup.facts.loader_workers:
-            value = workers.value if workers.value is not None else _class_default(ctx.project, setup.script_path, workers)
+        for workers, where in _program_loader_workers(ctx.project, setup):
+            value = workers.value if workers.value is not None else _class_default(ctx.project, where, workers)
             how = ""
             if workers.unless_options:
                 value, how = _launch_worker_count(setup, workers, value)
                 args = setup.command.script_args if setup.command is not None else []
                 if workers.per_machine and option_on_command_line(args, workers.unless_options)[0] is not False:
                     continue  # the CPU count is a command-line default: the launch line passes (or may pass) its own
-            key = (setup.script_path, workers.span.start_offset)
+            key = (where, workers.span.start_offset)
             if key not in most or most[key][1] < n:
-                most[key] = (workers, n, setup.script_path, cores, value, how)
+                most[key] = (workers, n, where, cores, value, how)
     for workers, n, script, cores, value, how in most.values():
         if workers.per_machine:
             yield Report(workers.span,
@@ -350,6 +350,30 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
             yield Report(workers.span,
                          f"num_workers={value}{how} in each of {n} ranks per node is {value * n} workers for {cores} "
                          f"cores; use at most {max(1, cores // n - 1)} per rank", path=script)
+
+
+def _program_loader_workers(project, setup: TrainingSetup) -> Iterator[tuple]:
+    """(LoaderWorkers, its module) of the loaders the launched program builds: the script's own, and those
+    a factory of an imported module builds with a count of its own (`DataLoader(..., num_workers=
+    os.cpu_count())` in data/factory.py) where the script's program runs that function."""
+    from ..facts.program_reach import reaching_entries
+    from ..facts.script_setup import ScriptSetupFacts
+
+    yield from ((w, setup.script_path) for w in setup.facts.loader_workers)
+    script = norm_path(setup.script_path)
+    program = project.program
+    if not program.programs_of(script):
+        return
+    for module in sorted(program.closure(script) - {script}):
+        summary = project.scripts.get(module)
+        facts = summary.extra.get("setup") if summary is not None else None
+        for workers in facts.loader_workers if isinstance(facts, ScriptSetupFacts) else ():
+            if not workers.fixed or workers.unless_options:
+                continue
+            entries = reaching_entries(project, module, workers.scope) if workers.scope else None
+            if workers.scope is None or entries is None or script not in entries:
+                continue  # (module level, nested or unknown: who runs it is not shown)
+            yield workers, module
 
 
 def _launch_worker_count(setup, workers, default: Optional[int]) -> tuple[Optional[int], str]:
