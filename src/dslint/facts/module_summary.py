@@ -882,6 +882,13 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                     facts.text, lines.offset_from_ast(stmt.lineno, 0), lines.offset_from_ast(stmt.end_lineno, stmt.end_col_offset)):
                 exports.functions[stmt.name].returns_rank = returned_ranks(summariser.model, stmt,
                                                                            summariser.inside(stmt)[2])
+            elif isinstance(stmt, ast.ClassDef) and stmt.name in exports.classes:  # `DistEnv.from_env()`
+                for method in stmt.body:
+                    summary = exports.classes[stmt.name].methods.get(getattr(method, "name", ""))
+                    if summary is not None and isinstance(method, ast.FunctionDef) and _RANK_WORDS.search(
+                            facts.text, lines.offset_from_ast(method.lineno, 0),
+                            lines.offset_from_ast(method.end_lineno, method.end_col_offset)):
+                        summary.returns_rank = returned_field_ranks(summariser.model, method)
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.takes_gradients = "grad" in facts.text and bool(facts.calls_to(*GRADIENT_CALLS))
     exports.starts_processes = any(word in facts.text for word in _PROCESS_WORDS) and _starts_processes(facts)
@@ -935,6 +942,40 @@ def returned_ranks(model, function: ast.FunctionDef, returns: list) -> tuple:
         if len(kinds) == 1 and (kind := kinds.pop()) in ("global", "local"):
             out.append((None if size is None else position, kind))
     return tuple(out) if out and not _bare_return_or_yield(function) else ()
+
+
+def returned_field_ranks(model, method: ast.FunctionDef) -> tuple:
+    """FunctionSummary.returns_rank of a classmethod whose every return builds its dataclass with the
+    rank as a field (`return cls(rank=int(os.environ["RANK"]), ...)`): (field, kind) pairs."""
+    from .values import built_field
+
+    if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list) or not (
+            method.body and isinstance(method.body[-1], ast.Return)) or _bare_return_or_yield(method):
+        return ()
+    args = method.args.posonlyargs + method.args.args
+    own = args[0].arg if args else None
+    calls = [model.value_of(ret.value) for ret in own_returns_of(method) if ret.value is not None]
+    if not calls or not all(isinstance(c, ast.Call) for c in calls):
+        return ()
+    out = []
+    for field_name in {kw.arg for kw in calls[0].keywords if kw.arg}:
+        kinds = {is_rank_expression(model, value) if value is not None else None
+                 for value in (built_field(model, c, field_name, own) for c in calls)}
+        if len(kinds) == 1 and (kind := kinds.pop()) in ("global", "local"):
+            out.append((field_name, kind))
+    return tuple(sorted(out))
+
+
+def own_returns_of(function: ast.AST) -> list:
+    """The `return` statements of `function` itself (not of a def or class nested in it)."""
+    out, todo = [], list(function.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return):
+            out.append(node)
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
+            todo.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def _bare_return_or_yield(function: ast.AST) -> bool:

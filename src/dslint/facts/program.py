@@ -221,6 +221,10 @@ class ProgramIndex:
                 sub = self.module_file(importer, f"{ref.module}.{name}" if ref.module else name, ref.level)
                 if sub is not None and rest:
                     return self._in_module(sub, rest, depth)
+                if target is not None and rest and "." not in rest:  # `DistEnv.from_env` of `from m import DistEnv`
+                    found = self._method_of(target, name, rest)
+                    if found is not None:
+                        return found
             if ref.local == head and rest and not ref.names:
                 if ref.local != ref.module.split(".")[0]:  # `import a.b as c`: c.f is a.b's f
                     target = self.module_file(importer, ref.module)
@@ -265,6 +269,12 @@ class ProgramIndex:
         if "." in name:
             return None
         return self._defined(path, name) or self.symbol(path, name, depth + 1)
+
+    def _method_of(self, path: str, klass: str, method: str) -> Optional[Symbol]:
+        """`Cls.build` of a class `path` defines (a classmethod called through the class)."""
+        found = self._defined(path, klass)
+        summary = found.klass.methods.get(method) if found is not None and found.klass is not None else None
+        return Symbol(found.path, f"{klass}.{method}", function=summary) if summary is not None else None
 
     def _defined(self, path: str, name: str) -> Optional[Symbol]:
         exports = self.modules.get(path)

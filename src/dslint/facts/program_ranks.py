@@ -77,14 +77,18 @@ def _one_process(setup) -> bool:
 
 
 def helper_rank_call(facts, model, expr: Optional[ast.AST]) -> Optional[tuple]:
-    """(the local name called, the unpack index or None) when `expr` (through `int()` and names bound
-    once) holds what a call of a function imported from a project module returns (`rank =
-    dist_utils.get_rank()`, `rank, world = init()`): which rank that is, the program tells
+    """(the local name called, the unpack index, the field name or None) when `expr` (through `int()`
+    and names bound once) holds what a call of a function imported from a project module returns
+    (`rank = dist_utils.get_rank()`, `rank, world = init()`, `env.rank` of `env = DistEnv.from_env()`):
+    which rank that is, the program tells
     (`helper_rank`). None for anything else, a library's function included."""
     if expr is None or not _may_hold_a_call_result(facts, expr):
         return None
     value, index = model.value_of(expr), None
-    if isinstance(value, (ast.Name, ast.Attribute)):
+    if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and isinstance(
+            built := model.value_of(value.value), ast.Call):  # `env.rank` of `env = DistEnv.from_env()`
+        value, index = built, value.attr
+    elif isinstance(value, (ast.Name, ast.Attribute)):
         binding = model.binding_of(value)
         if binding is None or binding.kind != "assignment" or not isinstance(binding.value, ast.Call) \
                 or binding.index is None or len(binding.index) != 1 or binding.index[0] < 0:
@@ -121,7 +125,8 @@ def _may_hold_a_call_result(facts, expr: ast.AST) -> bool:
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "int" and len(expr.args) == 1:
         expr = expr.args[0]
     if isinstance(expr, (ast.Name, ast.Attribute)):  # (`self.rank = dist_utils.get_rank()` too)
-        return dotted(expr) in call_result_names(facts)
+        names = call_result_names(facts)
+        return dotted(expr) in names or isinstance(expr, ast.Attribute) and dotted(expr.value) in names
     if isinstance(expr, ast.Subscript):
         expr = expr.value
     root = root_name(expr.func) if isinstance(expr, ast.Call) else None

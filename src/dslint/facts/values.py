@@ -1272,19 +1272,30 @@ def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]
 
 
 def _returned_rank(model: SemanticModel, call: ast.Call, index: tuple, depth: int) -> Optional[str]:
-    """The rank a call of a function of this module gives (element `index` of it when unpacked):
-    the one rank every return of the def gives (a not-distributed fallback 0 / -1 aside), its body
-    ending in a return (no implicit None); None for a generator, a coroutine or returns that disagree."""
-    function = _module_function(model, call.func)
+    """The rank a call of a function of this module gives (element `index` of it when unpacked, a
+    str of `index` the field of the object it builds): the one rank every return of the def gives
+    (a not-distributed fallback 0 / -1 aside), its body ending in a return (no implicit None); None
+    for a generator, a coroutine or returns that disagree. A dataclass of the module built with the
+    field by keyword (`DistEnv(rank=...)`), or a classmethod returning `cls(rank=...)`, gives it too."""
+    function = _module_function(model, call.func) or _module_classmethod(model, call.func)
+    if function is None and index and isinstance(index[0], str):
+        field_value = built_field(model, call, index[0], None)
+        return _rank(model, field_value, depth + 1) if field_value is not None and len(index) == 1 else None
     if not isinstance(function, ast.FunctionDef) or not function.body or not isinstance(function.body[-1], ast.Return):
         return None
     if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(function)):
         return None
+    own_class = _first_parameter(function) if _module_classmethod(model, call.func) is function else None
     kinds = set()
     for ret in _returns(function):
         value = ret.value
         for i in index:
             value = model.value_of(value) if value is not None else None
+            if isinstance(i, str):
+                value = built_field(model, value, i, own_class) if isinstance(value, ast.Call) else None
+                if value is None:
+                    return None
+                continue
             if not isinstance(value, ast.Tuple) or any(isinstance(e, ast.Starred) for e in value.elts) \
                     or not -len(value.elts) <= i < len(value.elts):
                 return None
@@ -1296,6 +1307,39 @@ def _returned_rank(model: SemanticModel, call: ast.Call, index: tuple, depth: in
             return None
         kinds.add(kind)
     return kinds.pop() if len(kinds) == 1 else None
+
+
+def _module_classmethod(model: SemanticModel, func: ast.AST) -> Optional[ast.FunctionDef]:
+    """The def of `Cls.build` for a classmethod of a class this module defines."""
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    binding = model.binding_of(func.value)
+    klass = binding.node if binding is not None and binding.kind == "class" else None
+    for stmt in klass.body if isinstance(klass, ast.ClassDef) else ():
+        if isinstance(stmt, ast.FunctionDef) and stmt.name == func.attr and any(
+                isinstance(d, ast.Name) and d.id == "classmethod" for d in stmt.decorator_list):
+            return stmt
+    return None
+
+
+def _first_parameter(function: ast.FunctionDef) -> Optional[str]:
+    args = function.args.posonlyargs + function.args.args
+    return args[0].arg if args else None
+
+
+def built_field(model: SemanticModel, call: ast.Call, field: str, own_class: Optional[str]) -> Optional[ast.AST]:
+    """The value `call` gives `field` of the dataclass it builds, by keyword: `DistEnv(rank=...)` of a
+    dataclass this module defines, or `cls(rank=...)` in a classmethod of one (`own_class`: its first
+    parameter's name); None otherwise (a plain class's `__init__` may store anything)."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == own_class:
+        klass = model.class_of(call)
+    else:
+        binding = model.binding_of(func) if isinstance(func, ast.Name) else None
+        klass = binding.node if binding is not None and binding.kind == "class" else None
+    if not isinstance(klass, ast.ClassDef) or not _is_dataclass(model, klass):
+        return None
+    return next((kw.value for kw in call.keywords if kw.arg == field), None)
 
 
 def _rank_of_branches(model: SemanticModel, branches: list, depth: int) -> Optional[str]:
@@ -1336,7 +1380,8 @@ def _rank_attribute(model: SemanticModel, expr: ast.Attribute, depth: int) -> Op
                 return "local"
             if is_namespace(model, expr.value):
                 return _cli_local_rank(model, expr, depth)
-    return None
+    value = model.value_of(expr.value)  # `env.rank` of `env = DistEnv.from_env()` (a dataclass of the module)
+    return _returned_rank(model, value, (attr,), depth) if isinstance(value, ast.Call) else None
 
 
 def _cli_local_rank(model: SemanticModel, expr: ast.Attribute, depth: int) -> Optional[str]:
