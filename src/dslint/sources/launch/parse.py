@@ -1012,6 +1012,10 @@ def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word],
             state.commands.extend(inner)
         else:
             return
+        if outer is not None and outer.launchers and outer.script != head:
+            # (`srun tool bash -c "python train.py"`: a program dslint cannot read runs it in each task)
+            del state.commands[len(state.commands) - len(inner):]
+            return
         wrapping = [lc for lc in outer.launchers] if outer is not None and outer.script == head else []
         if wrapping:
             for command in inner:
@@ -1052,6 +1056,11 @@ def _parse_command(state: _State, args: list[ShellArg], inline: dict[str, EnvVal
     i = 0
     while i < len(args):
         kind = _launcher_kind_at(args, i)
+        if kind is None and command.launchers:
+            after = _after_wrapper(args, i)  # `srun shifter --image=x python train.py`: srun's tasks run python
+            if after is not None:
+                i = after
+                continue
         if kind is None:
             _set_script(command, args, i, module=False)
             break
@@ -1065,6 +1074,42 @@ def _parse_command(state: _State, args: list[ShellArg], inline: dict[str, EnvVal
     command.env = {**state.env, **inline}
     derive_facts(command, state.sbatch)
     return command
+
+
+# Programs that run the command after their options (and an image) in the same task: containers, CPU
+# and NUMA binding. Per program: (the words before its options, options that take the next word).
+_WRAPPERS = {
+    "shifter": ((), ("--image", "--volume", "-V", "--module", "-m", "--env", "-e", "--workdir", "-w", "--env-file")),
+    "singularity": (("exec",), ("--bind", "-B", "--env", "--env-file", "--home", "-H", "--overlay", "-o", "--pwd",
+                                "--workdir", "-W", "--app", "--security", "--network", "--mount")),
+    "apptainer": (("exec",), ("--bind", "-B", "--env", "--env-file", "--home", "-H", "--overlay", "-o", "--pwd",
+                              "--workdir", "-W", "--app", "--security", "--network", "--mount")),
+    "enroot": (("start",), ("--mount", "-m", "--env", "-e", "--conf", "-c")),
+    "numactl": ((), ("-N", "-m", "-C", "-p", "-i", "--cpunodebind", "--membind", "--physcpubind", "--preferred",
+                     "--interleave")),
+    "taskset": ((), ()),
+}
+_IMAGE_FIRST = ("singularity", "apptainer", "enroot")  # `singularity exec [OPTIONS] IMAGE command`
+
+
+def _after_wrapper(args: list[ShellArg], i: int) -> Optional[int]:
+    """The index of the command a container or binding wrapper at args[i] runs, None when args[i] is
+    none (or its words cannot be read)."""
+    name = _program_name(args[i])
+    if name not in _WRAPPERS:
+        return None
+    verbs, valued = _WRAPPERS[name]
+    j = i + 1
+    for verb in verbs:
+        if j >= len(args) or args[j].value != verb:
+            return None
+        j += 1
+    while j < len(args) and (args[j].value or "").startswith("-"):
+        word = args[j].value or ""
+        j += 2 if word in valued else 1
+    if name in _IMAGE_FIRST or name == "taskset":  # (taskset: `-c 0-7 cmd`, `0x3 cmd`: the list or mask)
+        j += 1
+    return j if j < len(args) and args[j].value is not None else None
 
 
 def _set_script(command: LaunchCommand, args: list[ShellArg], i: int, module: bool) -> None:
