@@ -20,7 +20,10 @@ dataclass instances, helpers that receive the engine or model, YAML and Hydra-no
 spawned workers); 7: 28 (config dicts merged with `**`/`.update`, framework subclasses, registries,
 `functools.partial`, `os.environ.update`, OmegaConf containers): 13/28 at first contact, 19/28 after
 the session of 2026-12-02; 8 (2026-12-02): 24 (14 broken, 10 clean: src/ layouts, Slurm per-task GPUs,
-Fabric settings dataclasses, grad-off factories chosen at run time), 18/24 at first contact, 23/24 after.
+Fabric settings dataclasses, grad-off factories chosen at run time), 18/24 at first contact, 23/24 after;
+9 (2026-12-02): 24 (13 broken, 11 clean: ml_collections configs, hooks dispatched by getattr, configs
+generated with json.dump by a Makefile prerequisite, Ray actors made with ray.remote(...)(Cls), project
+grad-off decorators and context managers), 14/24 at first contact.
 """
 from __future__ import annotations
 

@@ -1,0 +1,2 @@
+#!/bin/sh
+torchrun --standalone --nproc-per-node=4 train.py
