@@ -531,6 +531,8 @@ def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, fou
                     return True
     if gate.if_node is not None and where is not None and _paired_past_exit(facts, node, gate, where, name, direct):
         return True
+    if gate.if_node is not None and where is not None and _served_by_caller_peers(facts, node, gate, where, direct):
+        return True
     if found.label.rsplit(".", 1)[-1] in BARRIERS and _alone_in_branch(facts, node, gate):
         # `if local_rank not in [-1, 0]: barrier()` ... `if local_rank == 0: barrier()`: each rank waits once.
         for candidate, other_found, where in direct:
@@ -565,6 +567,118 @@ def _hands_on(facts: ScriptFacts, statements: list, klass: Optional[ast.ClassDef
         if not todo:
             break
     return found
+
+
+# Where a collective names its root rank (`src`/`dst`) positionally (torch.distributed's signatures).
+_ROOT_POSITION = {"broadcast": (1, "src"), "broadcast_object_list": (1, "src"), "reduce": (1, "dst"),
+                  "gather": (2, "dst"), "gather_object": (2, "dst"), "scatter": (2, "src"),
+                  "scatter_object_list": (2, "src")}
+
+
+def _same_call_of(a: ast.AST, b: ast.AST, name: str) -> bool:
+    """Two calls of one collective `name` with the same root rank and group (each as written, or
+    both left out)."""
+    if not (isinstance(a, ast.Call) and isinstance(b, ast.Call)):
+        return False
+    position, keyword = _ROOT_POSITION.get(name, (None, None))
+    for index, word in ((position, keyword), (GROUP_POSITION.get(name), "group")):
+        if word is None:
+            continue
+        given = [_argument(call, index, word) for call in (a, b)]
+        if (given[0] is None) != (given[1] is None) or (
+                given[0] is not None and ast.dump(given[0]) != ast.dump(given[1])):
+            return False
+    return True
+
+
+def _argument(call: ast.Call, position: Optional[int], keyword: str) -> Optional[ast.AST]:
+    if position is not None and len(call.args) > position and not any(
+            isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        return call.args[position]
+    return next((k.value for k in call.keywords if k.arg == keyword), None)
+
+
+def _served_by_caller_peers(facts: ScriptFacts, node: ast.AST, gate: RankGate, where: Context, direct) -> bool:
+    """The LBFGS signal protocol: a closure (`def closure():` inside the function `outer`) makes the
+    collective under `if rank == 0:`, and `outer` calls it (or hands it on: `optimizer.step(closure)`)
+    only under the same test `if rank == 0:`, whose other branch makes the same collective (same
+    root rank, same group) itself, unconditionally or in a loop (`else: while True: broadcast(signal,
+    src=0)`). At its other uses the collective cannot run: they are on the other side of the same
+    test (`else: ... closure()`) or of another test that guards it in the closure (`if distributed:`).
+    The tests read only names the closure never binds, each bound once in `outer`."""
+    name = _collective_name(direct, node)
+    inner = where.function
+    if name is None or not isinstance(inner, ast.FunctionDef):
+        return False
+    outer = facts.context_of(inner)
+    outer = outer.function if outer is not None else None
+    if not isinstance(outer, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    # the guards inside the closure on the way to the call, the rank gate among them
+    own = [(g, side) for g, side in where.guards if _inside(g, inner)]
+    if (gate.if_node, gate.in_body) not in own or not all(_bound_once(facts, g.test, inner, outer) for g, _ in own):
+        return False
+    gate_test = ast.dump(gate.if_node.test)
+    tests = {(ast.dump(g.test), side) for g, side in own}
+    uses = [n for n in ast.walk(outer) if isinstance(n, ast.Name) and n.id == inner.name and not _inside(n, inner)]
+    if not uses or any(not isinstance(n.ctx, ast.Load) for n in uses) or sum(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == inner.name
+            for n in ast.walk(outer)) != 1:
+        return False
+    served = False
+    for use in uses:
+        site = next((s for s in facts.calls if s.ctx.function is outer and (
+            s.node.func is use or any(a is use for a in s.node.args) or any(k.value is use for k in s.node.keywords))),
+            None)
+        if site is None:
+            return False  # stored, returned, or used in a nested function: called we cannot say where
+        theirs = [(g, side) for g, side in site.ctx.guards if _inside(g, outer)]
+        if any((ast.dump(g.test), not side) in tests for g, side in theirs):
+            continue  # the closure's own test is false here: it makes no collective
+        peer = next((i for i, (g, side) in enumerate(theirs) if ast.dump(g.test) == gate_test
+                     and side == gate.in_body), None)
+        if peer is None or not _peers_in_other_branch(direct, node, name, outer, theirs[:peer], theirs[peer]):
+            return False
+        served = True
+    return served
+
+
+def _collective_name(direct, node: ast.AST) -> Optional[str]:
+    found = next((f for candidate, f, _ in direct if candidate is node), None)
+    return found.label.rsplit(".", 1)[-1] if found is not None else None
+
+
+def _inside(node: ast.AST, function: ast.AST) -> bool:
+    return function.lineno <= node.lineno <= (function.end_lineno or function.lineno) and node is not function \
+        and any(n is node for n in ast.walk(function))
+
+
+def _bound_once(facts: ScriptFacts, test: ast.AST, inner: ast.AST, outer: ast.AST) -> bool:
+    """Every name the test reads keeps one value between the calls of the closure: the closure never
+    binds it, and `outer` binds it once (a parameter or one assignment)."""
+    args = outer.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    for name in {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}:
+        if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(inner)):
+            return False
+        stores = sum(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                     for n in ast.walk(outer))
+        if stores + (name in params) > 1 or (stores + (name in params) == 0 and name not in facts.imports.names):
+            return False
+    return True
+
+
+def _peers_in_other_branch(direct, node: ast.AST, name: str, outer: ast.AST, path: list, peer: tuple) -> bool:
+    """The same collective in the other branch of the `peer` guard, in `outer` itself, under no further
+    test (loops allowed)."""
+    wanted = tuple(path) + ((peer[0], not peer[1]),)
+    for candidate, found, where in direct:
+        if candidate is node or where.function is not outer or found.label.rsplit(".", 1)[-1] != name:
+            continue
+        theirs = tuple((g, side) for g, side in where.guards if _inside(g, outer))
+        if theirs == wanted and _same_call_of(candidate, node, name):
+            return True
+    return False
 
 
 def _paired_past_exit(facts: ScriptFacts, node: ast.AST, gate: RankGate, where: Context, name: str, direct) -> bool:
