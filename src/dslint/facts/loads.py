@@ -60,6 +60,159 @@ def loads_cpu_tensors(facts: ScriptFacts, site: CallSite) -> Optional[str]:
     name = dotted(path)
     if name and (id(site.ctx.function), name) in names:
         return "the module saved this file from the CPU"
+    saver = _paired_cpu_saver(facts, site, path)
+    if saver is not None:
+        return f"{saver}, its saving pair, writes CPU tensors"
+    return None
+
+
+def _paired_cpu_saver(facts: ScriptFacts, site: CallSite, path: ast.AST) -> Optional[str]:
+    """`def load_network(self, load_path, net): torch.load(load_path)` beside `def save_network(self, ...)`
+    in the same class (or two module-level functions of the module) whose every `torch.save` writes
+    CPU tensors (cpu_data): the loader of a save_X/load_X pair reads the files its saver writes. The
+    path must be a parameter of the loader, not rebound; a subclass of the module that defines a
+    `save_X` of its own (it writes other files) leaves it unknown."""
+    function = site.ctx.function
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(path, ast.Name):
+        return None
+    match = re.fullmatch(r"(_*)load_(\w+)", function.name)
+    if match is None:
+        return None
+    klass = site.ctx.class_
+    owner = klass.body if klass is not None and function in klass.body else facts.tree.body if function in facts.tree.body \
+        else None
+    if owner is None:
+        return None
+    model = semantic_model(facts)
+    bound = model.reaching(path.id, path)
+    if len(bound) != 1 or bound[0].kind != "parameter":
+        return None
+    wanted = f"{match.group(1)}save_{match.group(2)}"
+    saver = next((s for s in owner if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == wanted), None)
+    if saver is None:
+        return None
+    if klass is not None and any(
+            any(dotted(b) == klass.name for b in other.bases) and any(
+                isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == wanted for s in other.body)
+            for other in facts.classes.values()):
+        return None
+    saves = [s for s in facts.calls_to("torch.save") if saver.lineno <= s.node.lineno <= saver.end_lineno]
+    if not saves or not all((value := s.argument(0, "obj")) is not None and cpu_data(model, value, s.node)
+                            for s in saves):
+        return None
+    return f"{klass.name}.{wanted}" if klass is not None else wanted
+
+
+# Methods whose result stays on the device of their receiver.
+_SAME_DEVICE = frozenset(("clone", "detach", "half", "float", "double", "bfloat16", "contiguous", "numpy", "tolist"))
+
+
+def cpu_data(model, value: ast.AST, save: Optional[ast.AST] = None, depth: int = 0) -> bool:
+    """Does the saved value hold only CPU tensors, by what the code does to each one: `x.cpu()`,
+    `x.to("cpu")` (then `.clone()`, `.half()`...), a dict literal of such values (or constants), a
+    comprehension `{k: v.cpu() for k, v in sd.items()}`, or a name bound once to one, or to a dict whose
+    every item the function replaces before the save (`for k, v in sd.items(): sd[k] = v.cpu()`)?"""
+    if depth > 4:
+        return False
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        attr = value.func.attr
+        if attr == "cpu" and not value.args:
+            return True
+        if attr == "to" and len(value.args) + len(value.keywords) == 1 and \
+                _is_cpu_literal((value.args or [k.value for k in value.keywords if k.arg == "device"] or [None])[0]):
+            return True
+        return attr in _SAME_DEVICE and cpu_data(model, value.func.value, save, depth + 1)
+    if isinstance(value, ast.Dict):
+        return None not in value.keys and all(isinstance(v, ast.Constant) or cpu_data(model, v, save, depth + 1)
+                                              for v in value.values)
+    if isinstance(value, ast.DictComp):
+        return cpu_data(model, value.value, save, depth + 1)
+    if isinstance(value, ast.Name):
+        bound = model.reaching(value.id, value)
+        if len(bound) != 1 or bound[0].kind != "assignment" or bound[0].index is not None or bound[0].value is None:
+            return False
+        return cpu_data(model, bound[0].value, save, depth + 1) or (
+            save is not None and _items_moved_to_cpu(model, value.id, bound[0], save))
+    return False
+
+
+def _is_cpu_literal(expr: Optional[ast.AST]) -> bool:
+    if isinstance(expr, ast.Call) and (dotted(expr.func) or "").endswith("device") and len(expr.args) == 1:
+        expr = expr.args[0]
+    return isinstance(expr, ast.Constant) and expr.value == "cpu"
+
+
+def _items_moved_to_cpu(model, name: str, binding, save: ast.AST) -> bool:
+    """`for key, param in sd.items(): sd[key] = param.cpu()`, a statement of the block that holds the
+    save, after `sd` is bound and before the save: every value of the dict is a CPU copy."""
+    block = _block_of(model, save)
+    if block is None or _stored_into(model, name, binding, save):
+        return False
+    for statement in block:
+        if statement.lineno >= save.lineno:
+            break
+        if statement.lineno <= binding.line or not isinstance(statement, ast.For) or statement.orelse:
+            continue
+        target, it = statement.target, statement.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items"
+                and not it.args and isinstance(it.func.value, ast.Name) and it.func.value.id == name
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2
+                and all(isinstance(e, ast.Name) for e in target.elts)):
+            continue
+        key, item = (e.id for e in target.elts)
+        for inner in statement.body:
+            if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(sub := inner.targets[0], ast.Subscript) \
+                    and isinstance(sub.value, ast.Name) and sub.value.id == name and isinstance(sub.slice, ast.Name) \
+                    and sub.slice.id == key and _cpu_of(inner.value, item):
+                return True
+    return False
+
+
+def _stored_into(model, name: str, binding, save: ast.AST) -> bool:
+    """Is anything but the loop's copy put into the dict between its binding and the save
+    (`sd[k] = v` of another value, `sd.update(...)`, `sd.setdefault(...)`)?"""
+    function = model.function_of(save)
+    for node in ast.walk(function if function is not None else model.tree):
+        if not (binding.line < getattr(node, "lineno", 0) < save.lineno):
+            continue
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in node.targets):
+            parent = model.parent_of(node)
+            if not (isinstance(parent, ast.For) and node in parent.body and len(node.targets) == 1
+                    and isinstance(parent.target, ast.Tuple) and len(parent.target.elts) == 2
+                    and isinstance(parent.target.elts[1], ast.Name) and _cpu_of(node.value, parent.target.elts[1].id)):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "update", "setdefault", "__setitem__") and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+            return True
+    return False
+
+
+def _cpu_of(value: ast.AST, item: str) -> bool:
+    """`param.cpu()`, `param.detach().cpu()`, `param.to("cpu")` of the loop's item."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _SAME_DEVICE:
+        value = value.func.value
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return False
+    moved = value.func.attr == "cpu" and not value.args or value.func.attr == "to" and len(value.args) == 1 \
+        and not value.keywords and _is_cpu_literal(value.args[0])
+    receiver = value.func.value
+    while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr in _SAME_DEVICE:
+        receiver = receiver.func.value
+    if isinstance(receiver, ast.Attribute) and receiver.attr == "data":
+        receiver = receiver.value
+    return moved and isinstance(receiver, ast.Name) and receiver.id == item
+
+
+def _block_of(model, node: ast.AST) -> Optional[list]:
+    """The statement list that holds the statement holding `node`."""
+    child, parent = node, model.parent_of(node)
+    while parent is not None:
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and child in block:
+                return block
+        child, parent = parent, model.parent_of(parent)
     return None
 
 
@@ -120,7 +273,8 @@ def _cpu_saves(facts: ScriptFacts) -> tuple:
         if value is None or path is None:
             continue
         if may_be_state(model.value_of(value)) and not plain_state_dict(facts, value, site.ctx) \
-                and not saved_namespace(model, value) and not _fresh_cpu_model(model, value, site.node):
+                and not saved_namespace(model, value) and not _fresh_cpu_model(model, value, site.node) \
+                and not cpu_data(model, value, site.node):
             continue  # (what the name holds, not its name: `rng_states`)
         literals |= _file_names(path)
         if dotted(path):

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Optional
 from ..sources.names import dotted, is_library, root_name
 from .bindings import semantic_model
 from .loaded_values import saved_namespace
-from .loads import DATASETS, may_be_state, plain_state_dict
+from .loads import DATASETS, cpu_data, may_be_state, plain_state_dict
 from .program import norm_path
 from .rank_files import names_a_rank
 from .script import CallSite, ScriptFacts
@@ -135,7 +135,7 @@ def saved_file_names(facts: ScriptFacts) -> tuple:
             continue
         saved = model.value_of(value)
         # (a bare name left, a parameter or one bound in several places, may be anything: counted as state)
-        add(path, saved_namespace(model, value) or not (
+        add(path, saved_namespace(model, value) or cpu_data(model, value, site.node) or not (
             isinstance(saved, ast.Name) or (may_be_state(saved) and not plain_state_dict(facts, value, site.ctx))))
     found = (tuple(sorted(cpu)), tuple(sorted(state)))
     return found + (tuple(sorted(cpu_imported)), tuple(sorted(state_imported))) if cpu_imported or state_imported \
