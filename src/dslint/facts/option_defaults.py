@@ -47,3 +47,29 @@ def launched_int(args: list, default: Any, options: tuple, direct: bool) -> Opti
 def option_passed(args: list, options: tuple) -> Optional[bool]:
     """Does the launch line pass one of `options` (None: it may, through a word dslint cannot read)?"""
     return option_on_command_line(args, options)[0]
+
+
+def launcher_passes(launchers: list, options: tuple) -> bool:
+    """Does the launcher of a chain (`command.launchers`) pass one of the script's `options` itself?
+    torch.distributed.launch (without --use-env) and deepspeed add `--local-rank=<i>` / `--local_rank=<i>`
+    to each process's argv (launchers.passed_local_rank), so an option of that name gets a per-process
+    value, whatever its default. (A script that knows only the other spelling exits at argparse: not a
+    default either.)"""
+    from ..sources.launch.launchers import passed_local_rank
+
+    words = {w.replace("_", "-") for w in passed_local_rank(launchers)}
+    return any(o.replace("_", "-") in words for o in options)
+
+
+def launches_pass_itself(project: Any, path: str, options: tuple) -> bool:
+    """Does a launch line that starts a program `path` runs in have a launcher that passes one of
+    `options` to the script itself (`launcher_passes`)? False when no launch line starts it."""
+    from .link import link_setups
+    from .program import norm_path
+
+    if not options:
+        return False
+    entries = {norm_path(p) for p in project.program.programs_of(path)} or {norm_path(path)}
+    return any(setup.launch_path is not None and setup.command is not None
+               and norm_path(setup.script_path) in entries and launcher_passes(setup.command.launchers, options)
+               for setup in link_setups(project))

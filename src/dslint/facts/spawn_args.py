@@ -20,7 +20,7 @@ from .bindings import SemanticModel, semantic_model
 from .module_summary import call_shape
 from .script import ScriptFacts
 from .summary import summary_extractor
-from .values import UNKNOWN, class_field_default, imported_name, instance_field, traced_constant
+from .values import UNKNOWN, class_field_default, imported_name, instance_field, is_rank_expression, traced_constant
 
 SPAWN_CALLS = ("torch.multiprocessing.spawn", "torch.multiprocessing.start_processes")
 INIT_PROCESS_GROUP = "torch.distributed.init_process_group"
@@ -49,6 +49,41 @@ def spawned_argument(model: SemanticModel, name: ast.AST) -> Optional[tuple[ast.
     if binding.position > len(args.elts):
         return None  # the parameter keeps its default
     return args.elts[binding.position - 1], function.name
+
+
+def is_spawn_index(model: SemanticModel, expr: Optional[ast.AST], depth: int = 0) -> bool:
+    """Does `expr` evaluate to the process index torch.multiprocessing.spawn gives its worker: the
+    worker's first parameter (values.is_rank_expression "spawn-index"), or a parameter of a module-level
+    function that every call in its module passes such an index (`def setup(rank, world): ...
+    init_process_group(rank=rank)` called as `setup(rank, world)` from the worker)? The function's name
+    must be used only in those calls; a call from another module may pass another value, but then the
+    module's rank is no longer proven by this file alone, and the rule that asks says nothing."""
+    if expr is None or depth > 3:
+        return False
+    if is_rank_expression(model, expr) == "spawn-index":
+        return True
+    binding = model.binding_of(expr) if isinstance(expr, ast.Name) else None
+    if binding is None or binding.kind != "parameter" or binding.position is None \
+            or len(model.reaching(expr.id, expr)) != 1:
+        return False
+    function, home = binding.scope.node, binding.scope.parent
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or home is None or home.kind != "module":
+        return False
+    defs = home.bindings.get(function.name, [])
+    if len(defs) != 1 or defs[0].kind != "def" or defs[0].node is not function:
+        return False
+    uses = model.uses_of(defs[0])
+    for use in uses:
+        call = model.parent_of(use)
+        if not isinstance(call, ast.Call) or call.func is not use:
+            return False
+        given = [k.value for k in call.keywords if k.arg == binding.name]
+        if not given and binding.position < len(call.args) and \
+                not any(isinstance(a, ast.Starred) for a in call.args[:binding.position + 1]):
+            given = [call.args[binding.position]]
+        if len(given) != 1 or not is_spawn_index(model, given[0], depth + 1):
+            return False
+    return bool(uses)
 
 
 @dataclass(frozen=True)
@@ -210,3 +245,54 @@ def port_of(program: Any, path: str, source: PortSource) -> Optional[int]:
             return None
         text = text.rsplit(":", 1)[-1]
     return int(text) if text.isdigit() else None
+
+
+# -- who starts the process group ----------------------------------------------------------------
+
+# Other starts of a process group, whose ranks need not be the spawn index: a launcher's env:// group
+# (init_process_group without a spawn-index rank), DeepSpeed, Accelerate, Lightning, a device mesh.
+_OTHER_GROUP_STARTS = ("torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh",
+                       "deepspeed.initialize", "deepspeed.init_distributed", "accelerate.Accelerator",
+                       "accelerate.PartialState", "lightning.pytorch.Trainer", "lightning.fabric.Fabric")
+
+
+def group_starts(facts: ScriptFacts) -> dict:
+    """How the module starts process groups: `spawn_index`, the init_process_group calls of a module that
+    starts its ranks with mp.spawn whose rank= is the spawn index (`is_spawn_index`: one host, so the
+    global rank is the local one); `other`, every other start (another rank, no rank, DeepSpeed,
+    Accelerate, Lightning, a device mesh)."""
+    model = semantic_model(facts)
+    spawns = bool(facts.calls_to(*SPAWN_CALLS))
+    spawn_index = other = 0
+    for site in facts.calls_to(INIT_PROCESS_GROUP):
+        if spawns and is_spawn_index(model, site.keyword("rank")):
+            spawn_index += 1
+        else:
+            other += 1
+    other += len(facts.calls_to(*_OTHER_GROUP_STARTS))
+    return {"spawn_index": spawn_index, "other": other}
+
+
+summary_extractor("group_starts")(group_starts)
+
+
+def spawned_on_one_host(project: Any, entry: str) -> bool:
+    """Does the program of `entry` start its ranks only through mp.spawn workers that give
+    init_process_group their spawn index (in any of its modules: `group_starts`), with nothing else
+    starting a group and no launch line starting it? Then every rank's global rank is its local GPU."""
+    from .link import link_setups
+    from .program import norm_path
+
+    entry = norm_path(entry)
+    if any(setup.launch_path is not None and norm_path(setup.script_path) == entry for setup in link_setups(project)):
+        return False
+    spawn_index = 0
+    for module in project.program.closure(entry):
+        summary = project.scripts.get(module)
+        starts = summary.extra.get("group_starts") if summary is not None else None
+        if starts is None:
+            continue  # a module that mentions no framework starts no group
+        if starts["other"]:
+            return False
+        spawn_index += starts["spawn_index"]
+    return spawn_index > 0

@@ -22,9 +22,11 @@ from ..facts.program_ranks import helper_rank, helper_rank_call, several_rank_pr
 from ..facts.program_reach import builds_from_strings, called_by_nothing, rank_zero_callers, reaching_entries, scope_key
 from ..facts.rank_files import callers_pass_rank_files, own_rank_file, rank_file_parameter
 from ..facts.script import CallSite, Context, ScriptFacts, literal, statement_of
+from ..facts.spawn_args import is_spawn_index, spawned_on_one_host
 from ..facts.spawn_targets import outside_spawned_code, spawn_starts_ranks
 from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
+from ..facts.option_defaults import launches_pass_itself
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
                             env_writes, instance_field, imported_name, is_rank_expression, picked_by_rank,
                             traced_constant)
@@ -329,15 +331,17 @@ def _devices_from_class_defaults(ctx: PythonContext) -> Iterator[Report]:
 def _decide_fixed_device(finding, project, params):
     """Drop a fixed device when every launch of its program starts one process, or when the value
     is a command-line default (`options`) that a launch line of the program passes, or may pass
-    (`"$@"`, a variable dslint cannot read), or when it sits in a function nothing in the project calls
+    (`"$@"`, a variable dslint cannot read), or that its launcher passes itself (`--local_rank`), or when
+    it sits in a function nothing in the project calls
     (`unreferenced`: not named in its own module, and no other module imports or calls it)."""
     if single_process_launches(project, finding.path) or own_gpu_per_process(project, finding.path):
         return None  # (one process, or Slurm tasks that each see only their own GPUs)
     name = params.get("unreferenced")
     if name and not project.program.referenced_elsewhere(finding.path, name):
         return None
-    if launches_may_pass(project, finding.path, params.get("options") or ()):
-        return None
+    options = params.get("options") or ()
+    if launches_may_pass(project, finding.path, options) or launches_pass_itself(project, finding.path, options):
+        return None  # (`--local_rank`: torch.distributed.launch and deepspeed pass it to each process)
     return finding
 
 
@@ -624,14 +628,13 @@ def _rank_origin(model, expr: ast.AST, depth: int) -> str:
 
 
 def _single_host_spawn(facts: ScriptFacts, model) -> bool:
-    """The module starts its world with mp.spawn and gives each process its spawn index as its rank:
+    """The module starts its world with mp.spawn and gives each process its spawn index as its rank
+    (in the worker, or through a helper of the module the worker passes it to: spawn_args.is_spawn_index):
     one host, so the global rank is the local rank."""
     if not (facts.calls_to(SPAWN) or facts.calls_to(START_PROCESSES)):
         return False
-    sites = facts.calls_to(INIT_PG)
-    return bool(sites) and all(is_rank_expression(model, s.keyword("rank")) == "spawn-index"
-                               for s in sites if s.keyword("rank") is not None) and any(
-        s.keyword("rank") is not None for s in sites)
+    ranks = [r for s in facts.calls_to(INIT_PG) if (r := s.keyword("rank")) is not None]
+    return bool(ranks) and all(is_spawn_index(model, r) for r in ranks)
 
 
 def _device_index_uses(facts: ScriptFacts) -> Iterator[tuple[ast.AST, CallSite, str]]:
@@ -673,8 +676,8 @@ def global_rank_as_device(ctx: PythonContext) -> Iterator[Report]:
         return
     for index, site, what in _device_index_uses(facts):
         source = _global_rank_source(model, index) if own else None
-        if source is not None:
-            yield Report(index, _global_rank_message(source))
+        if source is not None:  # (a trainer module whose programs start their ranks with mp.spawn: they decide)
+            yield Report(index, _global_rank_message(source), needs=("global-rank-in-programs", ()))
             continue
         helper = helper_rank_call(facts, model, index)  # `rank = dist_utils.get_rank()`: the program says
         if helper is not None:
@@ -685,6 +688,17 @@ def global_rank_as_device(ctx: PythonContext) -> Iterator[Report]:
 def _global_rank_message(source: str, limit: int = 40) -> str:
     return (f"the GPU index is the global rank ({short(source, limit)}), too large on a second node; "
             "use the local rank: int(os.environ['LOCAL_RANK'])")
+
+
+@decider("global-rank-in-programs")
+def _decide_global_rank_in_programs(finding, project, params):
+    """Drop the global rank of a module (a trainer) when every program it runs in as several processes
+    starts its ranks only through single-host mp.spawn workers given their spawn index
+    (spawn_args.spawned_on_one_host); keep it when none is known."""
+    programs = several_rank_programs(project, finding.path)
+    if programs and all(spawned_on_one_host(project, p.entry) for p in programs):
+        return None
+    return finding
 
 
 @decider("rank-of-helper")
@@ -1089,11 +1103,41 @@ def cuda_visible_devices_in_script(ctx: PythonContext) -> Iterator[Report]:
                 if is_test_module(ctx.path):
                     continue
                 unreferenced, reach = _callers_to_find(ctx, where)
-                needs = ("several-ranks", (("unreferenced", unreferenced), ("own", False), ("guarded", False),
-                                           ("reach", reach)))
+                several = (("unreferenced", unreferenced), ("own", False), ("guarded", False), ("reach", reach))
+                needs = ("several-ranks", several)
+                if where.class_ is None and _main_block_only(ctx, where.function):
+                    needs = ("main-block-helper", (*several, ("function", where.function.name)))
             yield Report(node, f"CUDA_VISIBLE_DEVICES={short(str(device).strip(), 8)} gives every rank of this "
                          "multi-process script the same GPU; let the launcher choose the GPUs", needs=needs)
 
+
+
+def _main_block_only(ctx: PythonContext, function: Optional[ast.AST]) -> bool:
+    """Is `function` a module-level def (undecorated) that its module names only to call it from the
+    module's own `if __name__ == "__main__":` block (the data-preparation entry point of a dataset
+    module)? Then in this module it runs only when the module itself is the program."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.decorator_list:
+        return False
+    model = semantic_model(ctx.facts)
+    scope = model.scope_of(function)
+    defs = scope.bindings.get(function.name, []) if scope.kind == "module" else []
+    if len(defs) != 1 or defs[0].node is not function:
+        return False
+    uses = model.uses_of(defs[0])
+    for use in uses:
+        call = model.parent_of(use)
+        where = ctx.facts.context_of(call) if isinstance(call, ast.Call) and call.func is use else None
+        if where is None or where.function is not None or where.class_ is not None or not under_main_guard(where):
+            return False
+    return bool(uses)
+
+
+@decider("main-block-helper")
+def _decide_main_block_helper(finding, project, params):
+    """A function its module calls only from its `__main__` block runs in the module's own program alone,
+    unless another module imports or calls it: then the several-ranks decider asks every program."""
+    main_block = not project.program.referenced_elsewhere(finding.path, params["function"])
+    return _decide_several_ranks(finding, project, {**params, "main_block": main_block})
 
 
 # -- DSL107 ----------------------------------------------------------------------------------

@@ -39,6 +39,17 @@ class ProcessCount:
 
 
 @dataclass(frozen=True)
+class PassedLocalRank:
+    """The `--local_rank=<i>` a launcher puts in each process's argv before the script's own words
+    (deepspeed/launcher/launch.py `cmd.append(f"--local_rank={local_rank}")` unless --no_local_rank;
+    torch/distributed/run.py `config_from_args`: `--local-rank=` from torch 2.0, `--local_rank=` before,
+    unless torch.distributed.launch's --use-env; torchrun always runs with use_env)."""
+
+    words: tuple[str, ...]  # the option as the launcher spells it, over its versions
+    unless: str  # the launcher's option (key) that stops it
+
+
+@dataclass(frozen=True)
 class LauncherSpec:
     kind: str
     # Programs that start it, each as the words written (`accelerate launch`, `fabric run`).
@@ -53,6 +64,7 @@ class LauncherSpec:
     options: Mapping[str, object]  # option table (launch/flags.py)
     parser: str  # "argparse" | "click" | "getopt" | "mpirun" | "python"
     allow_abbrev: bool = False  # argparse accepts unique prefixes of long options
+    local_rank: Optional[PassedLocalRank] = None  # the option it passes the script itself
 
 
 _TORCH_COUNT = ProcessCount(per_node="nproc_per_node", nodes="nnodes", per_node_default="1", nodes_default="1:1")
@@ -66,7 +78,8 @@ LAUNCHERS: Mapping[str, LauncherSpec] = MappingProxyType({spec.kind: spec for sp
     LauncherSpec(
         "torch.distributed.launch", (), ("torch.distributed.launch",), starts_ranks=True, per_node=True,
         omp_default=OMP_ONE_IF_SEVERAL, port_options=("master_port",), config_options=(),
-        count=_TORCH_COUNT, options=flags.TORCH_LAUNCH, parser="argparse", allow_abbrev=True),
+        count=_TORCH_COUNT, options=flags.TORCH_LAUNCH, parser="argparse", allow_abbrev=True,
+        local_rank=PassedLocalRank(("--local-rank", "--local_rank"), "use_env")),
     # runner.py: --num_gpus (default -1: every GPU of each host), --num_nodes (default -1: every host
     # of the hostfile, localhost without one), --include/--exclude, --hostfile (default /job/hostfile).
     # launch.py sets OMP_NUM_THREADS only with --bind_cores_to_rank.
@@ -74,7 +87,8 @@ LAUNCHERS: Mapping[str, LauncherSpec] = MappingProxyType({spec.kind: spec for sp
         "deepspeed", (("deepspeed",),), ("deepspeed.launcher.runner",), starts_ranks=True, per_node=True,
         omp_default=OMP_CORES_PER_RANK, port_options=("master_port",), config_options=("hostfile",),
         count=ProcessCount(per_node="num_gpus", nodes="num_nodes"),
-        options=flags.DEEPSPEED, parser="argparse", allow_abbrev=True),
+        options=flags.DEEPSPEED, parser="argparse", allow_abbrev=True,
+        local_rank=PassedLocalRank(("--local_rank",), "no_local_rank")),
     # --num_processes is the total over all machines (utils/launch.py: nproc_per_node =
     # num_processes // num_machines); a --config_file (or the default config) supplies what is absent.
     LauncherSpec(
@@ -152,6 +166,18 @@ SCRIPT_CONFIG_OPTIONS = ("--deepspeed_config", "--deepspeed_config_file", "--dee
 def spawner(launchers: list) -> Optional[object]:
     """The launcher of a chain that starts the ranks: the innermost that does (`srun torchrun`: torchrun)."""
     return next((lc for lc in reversed(launchers) if lc.kind in SPAWNING_KINDS), None)
+
+
+def passed_local_rank(launchers: list) -> tuple[str, ...]:
+    """The spellings of the local-rank option that the chain's spawning launcher adds to the script's
+    argv itself (`python -m torch.distributed.launch train.py`: `--local-rank=<i>`), () when it adds none
+    or the command gives the option that stops it (`--use-env`). Words dslint cannot read among its
+    options may give that option: it may pass it then."""
+    found = spawner(launchers)
+    spec = LAUNCHERS[found.kind].local_rank if found is not None else None
+    if spec is None or spec.unless in found.options:
+        return ()
+    return spec.words
 
 
 def torch_spawner(launchers: list) -> Optional[object]:
