@@ -35,7 +35,7 @@ from .dataset_shards import split_per_rank
 from .engine_params import engine_bypasses
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
 from .helper_setups import ACCELERATORS, deepspeed_args_param, returned_plugin
-from .program_effects import function_effects
+from .program_effects import function_effects, returns_made_up
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from .set_epoch_params import set_epoch_params
 from .values import is_rank_expression
@@ -161,6 +161,9 @@ class FunctionSummary:
     # it calls as the model, row of a plain loss.backward() after that forward, ((parameter, row of its
     # .step()), ...)); DSL308 when a caller passes the engine or its optimizer for one
     engine_bypass: tuple = ()
+    # every `return` gives data made up from a shape (`np.random.RandomState(0).rand(*shape)` as a
+    # FloatTensor, constants; program_effects.returns_made_up): its caller's forward of it is a smoke test
+    returns_made_up: bool = False
     # the process rank it returns: ((None, kind),) when every return gives it, ((i, kind), ...) for
     # the elements of the tuples it returns; kind "global" or "local" (`returned_ranks`)
     returns_rank: tuple = ()
@@ -889,6 +892,12 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                             facts.text, lines.offset_from_ast(method.lineno, 0),
                             lines.offset_from_ast(method.end_lineno, method.end_col_offset)):
                         summary.returns_rank = returned_field_ranks(summariser.model, method)
+    if any(word in facts.text for word in _MADE_UP_WORDS):
+        for stmt in tree.body:
+            if isinstance(stmt, ast.FunctionDef) and facts.functions.get(stmt.name) is stmt and isinstance(
+                    stmt.body[-1], ast.Return) and returns_made_up(
+                    summariser.model, stmt, facts.functions):
+                exports.functions[stmt.name].returns_made_up = True
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.takes_gradients = "grad" in facts.text and bool(facts.calls_to(*GRADIENT_CALLS))
     exports.starts_processes = any(word in facts.text for word in _PROCESS_WORDS) and _starts_processes(facts)
@@ -904,6 +913,10 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
         exports.multiprocess = (first.what, facts.lines.span_of_node(first.node))
     _keep_what_matters(exports)
     return exports
+
+
+# What a function returning made-up inputs calls (program_effects.returns_made_up): a module with none is not looked at.
+_MADE_UP_WORDS = ("rand", "zeros", "ones", "empty", "full", "arange", "linspace")
 
 
 # What a function returning a rank reads (RANK, LOCAL_RANK, get_rank(), SLURM_PROCID, process_index...):
@@ -1131,7 +1144,8 @@ def _says_something(function: FunctionSummary) -> bool:
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads or function.spawns
                 or function.starts_group or function.returns_trainer or function.deepspeed_args
-                or function.returns_plugin or function.returns_rank or function.returns_strategy)
+                or function.returns_plugin or function.returns_rank or function.returns_strategy
+                or function.returns_made_up)
 
 
 def _is_torch_optimizer(qualname: Optional[str]) -> bool:

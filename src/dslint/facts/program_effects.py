@@ -298,3 +298,167 @@ def _loads_cuda(program, target: str) -> Optional[tuple]:
                 found = found or _loads_cuda(program, inner)
     memo[target] = found
     return found
+
+
+# -- made-up inputs ---------------------------------------------------------------------------------
+# Calls that make a tensor or an array from a shape alone: their arguments are sizes, a dtype, a seed.
+_FACTORIES = frozenset((*(f"torch.{name}" for name in ("zeros", "ones", "rand", "randn", "randint", "randperm", "empty",
+                                                       "full", "arange", "linspace", "zeros_like", "ones_like",
+                                                       "rand_like", "randn_like", "randint_like", "empty_like")),
+                        *(f"numpy.{name}" for name in ("zeros", "ones", "empty", "full", "arange", "linspace",
+                                                       "zeros_like", "ones_like", "empty_like"))))
+# Calls that make a tensor or an array of their arguments (`torch.FloatTensor(imgs)`, `torch.from_numpy(a)`):
+# made up when every argument is (a shape, a made-up array).
+_CONVERTERS = frozenset(("torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.Tensor", "torch.FloatTensor",
+                         "torch.LongTensor", "torch.HalfTensor", "torch.IntTensor", "torch.BoolTensor",
+                         "torch.cuda.FloatTensor", "torch.cuda.HalfTensor", "torch.cuda.LongTensor", "numpy.array",
+                         "numpy.asarray", "numpy.stack", "numpy.concatenate", "torch.stack", "torch.cat"))
+# Methods that give their receiver's data again (moved, cast, reshaped, taken out of a dict).
+_SAME_DATA_METHODS = frozenset(("to", "cuda", "cpu", "half", "float", "bfloat16", "double", "long", "int", "type",
+                                "contiguous", "astype", "requires_grad_", "unsqueeze", "squeeze", "reshape", "view",
+                                "permute", "transpose", "expand", "repeat", "flatten", "clone", "detach", "copy",
+                                "numpy", "pop", "get", "values"))
+_MAX_HELPER_DEPTH = 3
+
+
+def made_up(model, expr: ast.AST, functions: dict, assumed: Optional[set] = None) -> bool:
+    """Is `expr` built only of data made up from a shape: constants, `torch.zeros`/`rand`/`numpy.random`
+    arrays (also through a `np.random.RandomState(0)` generator), tensors converted from them, the
+    sizes unpacked from a parameter the function uses as a shape (`N, C, H, W = input_shape` beside
+    `rng.rand(*input_shape)`), displays and comprehensions of these, and what a function of this module
+    (`functions`: name -> def) returns when every one of its returns is made up (`_demo_inputs(shape)`)?
+    Anything else (a parameter, a loaded batch, an unknown call) is not. With `assumed`, a call of a
+    name imported from the project counts as made up, and its local name (`demo_inputs`, `utils.demo`)
+    is added there: the program decides (FunctionSummary.returns_made_up)."""
+    return _MadeUp(model, functions, assumed).expr(expr, 0)
+
+
+def returns_made_up(model, function: ast.AST, functions: dict) -> bool:
+    """Does every `return` of `function` give made-up data (see `made_up`), and does it end in one?"""
+    return _MadeUp(model, functions).returns(function, 0)
+
+
+class _MadeUp:
+    def __init__(self, model, functions: dict, assumed: Optional[set] = None):
+        self.model, self.functions, self.assumed = model, functions, assumed
+        self.helpers: dict = {}  # id(def) -> answer (False while it is being decided: recursion)
+        self.names: set = set()  # id(Name) being decided (a loop's rebinding reaches itself)
+
+    def returns(self, function: ast.AST, depth: int) -> bool:
+        key = id(function)
+        if key in self.helpers:
+            return self.helpers[key]
+        self.helpers[key] = False
+        body = getattr(function, "body", None)
+        if not isinstance(function, ast.FunctionDef) or not body or not isinstance(body[-1], ast.Return):
+            return False
+        returns, todo = [], list(body)
+        while todo:
+            node = todo.pop()
+            if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Await)):
+                return False
+            if isinstance(node, ast.Return):
+                returns.append(node)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                todo.extend(ast.iter_child_nodes(node))
+        answer = all(r.value is not None and self.expr(r.value, depth) for r in returns)
+        self.helpers[key] = answer
+        return answer
+
+    def expr(self, node: ast.AST, depth: int) -> bool:
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.UnaryOp):
+            return self.expr(node.operand, depth)
+        if isinstance(node, ast.Starred):
+            return self.expr(node.value, depth)
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            return all(self.expr(e, depth) for e in node.elts)
+        if isinstance(node, ast.Dict):
+            return all(self.expr(v, depth) for v in node.values)
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+            return self.expr(node.elt, depth)  # (its targets are decided by their `for`'s iterable, as Names)
+        if isinstance(node, ast.DictComp):
+            return self.expr(node.value, depth)
+        if isinstance(node, ast.Subscript):
+            return self.expr(node.value, depth)
+        if isinstance(node, ast.Name):
+            return self.name(node, depth)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        return False
+
+    def call(self, node: ast.Call, depth: int) -> bool:
+        resolved = self.model.resolve(node.func)
+        if resolved in _FACTORIES or (resolved or "").startswith("numpy.random."):
+            return True
+        if resolved in _CONVERTERS:
+            return bool(node.args) and all(self.expr(a, depth) for a in node.args)
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            receiver = self.model.value_of(func.value) if isinstance(func.value, ast.Name) else func.value
+            generator = isinstance(receiver, ast.Call) and (self.model.resolve(receiver.func) or "").startswith(
+                "numpy.random.")  # `rng = np.random.RandomState(0); rng.rand(*shape)`
+            return (generator or func.attr in _SAME_DATA_METHODS) and self.expr(func.value, depth)
+        if isinstance(func, ast.Name) and resolved is None and depth < _MAX_HELPER_DEPTH:
+            helper = self.functions.get(func.id)
+            bindings = self.model.reaching(func.id, func)
+            if helper is not None and len(bindings) == 1 and bindings[0].node is helper:
+                return self.returns(helper, depth + 1)
+        if self.assumed is not None and resolved and not is_library(resolved) and dotted(func):
+            self.assumed.add(dotted(func))  # (a project function of another module: the program's to say)
+            return True
+        return False
+
+    def name(self, node: ast.Name, depth: int) -> bool:
+        bindings = self.model.reaching(node.id, node)
+        if not bindings or id(node) in self.names:
+            return False
+        self.names.add(id(node))
+        try:
+            return all(self.binding(b, depth) for b in bindings)
+        finally:
+            self.names.discard(id(node))
+
+    def binding(self, binding, depth: int) -> bool:
+        if binding.kind in ("for", "comprehension"):
+            it = binding.iter
+            return it is not None and (self._range(it) or self.expr(it, depth))
+        if binding.kind in ("assignment", "annotated") and binding.value is not None:
+            value = binding.value
+            if binding.index is not None and isinstance(value, ast.Name) and self._shape_parameter(value):
+                return True  # `N, C, H, W = input_shape`: sizes
+            return self.expr(value, depth)
+        if binding.kind == "parameter":
+            return False
+        return False
+
+    def _range(self, it: ast.AST) -> bool:
+        return (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and not self.model.reaching("range", it.func))
+
+    def _shape_parameter(self, name: ast.Name) -> bool:
+        """A parameter of its function that the function passes as a shape: `*name` to a factory
+        (`rng.rand(*input_shape)`, `torch.zeros(*shape)`) or as its `size=`/`shape=`."""
+        bindings = self.model.reaching(name.id, name)
+        if len(bindings) != 1 or bindings[0].kind != "parameter":
+            return False
+        function = bindings[0].scope.node
+        for call in ast.walk(function):
+            if not (isinstance(call, ast.Call) and self._factory_call(call)):
+                continue
+            if any(isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name.id
+                   for a in call.args) or any(k.arg in ("size", "shape") and isinstance(k.value, ast.Name)
+                                              and k.value.id == name.id for k in call.keywords):
+                return True
+        return False
+
+    def _factory_call(self, call: ast.Call) -> bool:
+        resolved = self.model.resolve(call.func)
+        if resolved in _FACTORIES or (resolved or "").startswith("numpy.random."):
+            return True
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            receiver = self.model.value_of(func.value)
+            return isinstance(receiver, ast.Call) and (self.model.resolve(receiver.func) or "").startswith("numpy.random.")
+        return False

@@ -17,14 +17,14 @@ from ..facts.cuda import DDP, FSDP
 from ..facts.program_callers import callers_with_grad
 from ..facts.objects import (SAME_OBJECT_METHODS, callee_name, class_lineage, module_name_at, object_of,
                              object_with_arguments, passed_on, self_class)
-from ..facts.program_effects import local_callee
+from ..facts.program_effects import local_callee, made_up
 from ..facts.script import CallSite, ScriptFacts, iterated_expression
 from ..facts.values import argparse_defaults, constant
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from .context import PythonContext
-from .registry import Report, decider, python_rule, short
+from .registry import DECIDERS, Report, decider, python_rule, short
 
 # -- which model an expression is ------------------------------------------------------------------
 
@@ -171,8 +171,8 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
         return None
     if any(_method_of(model, c, ("train",), key) for c in calls) and not _train_only_at_the_end(model, function, key):
         return None
-    forwards = [c for c in calls if _runs(model, c, key) and not autograd_off(facts, c)
-                and not _smoke_forward(model, c, function)]
+    forwards, helpers = _real_forwards(model, facts, [c for c in calls if _runs(model, c, key) and not autograd_off(
+        facts, c) and not _frozen_around(model, facts, c, key)], function)
     if not forwards or passed_on(model, function):
         return None
     torch_name = module_name_at(model, "torch", function)
@@ -185,7 +185,8 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
         isinstance(n, ast.Name) and n.id == function.name for n in ast.walk(facts.tree))
     return Report(forwards[0], f"{short(function.name, 24)}() evaluates {short(ast.unparse(target), 24)} with autograd "
                   "on, so every forward keeps its activations; run it under torch.no_grad()", fix=fix,
-                  needs=("eval-helper-callers", (("name", function.name),)) if only_elsewhere else _NO_GRADIENTS)
+                  needs=_made_up_by(helpers, ("eval-helper-callers", (("name", function.name),)) if only_elsewhere
+                                    else _NO_GRADIENTS))
 
 
 @decider("eval-helper-callers")
@@ -199,6 +200,43 @@ def _decide_eval_helper(finding, project, params):
 
 
 _NO_GRADIENTS = ("no-gradients-in-program", ())
+
+
+def _real_forwards(model: SemanticModel, facts: ScriptFacts, candidates: list, scope: Optional[ast.AST]) -> tuple:
+    """(the forwards that are no smoke test, the project functions of other modules that would make them one):
+    the forwards fed what functions imported from the project return (`inputs = demo_inputs(shape)`) are
+    smoke tests when those return made-up data, which the program says; they are reported only when no
+    other forward is, and then the project phase decides (`made-up-inputs`)."""
+    real, conditional, helpers = [], [], set()
+    for call in candidates:
+        if _smoke_forward(model, call, scope, facts.functions):
+            continue
+        assumed: set = set()
+        if _smoke_forward(model, call, scope, facts.functions, assumed) and assumed:
+            conditional.append(call)
+            helpers |= assumed
+        else:
+            real.append(call)
+    return (real, ()) if real else (conditional, tuple(sorted(helpers)))
+
+
+def _made_up_by(helpers: tuple, then: tuple) -> tuple:
+    return ("made-up-inputs", (("helpers", helpers), ("then", then))) if helpers else then
+
+
+@decider("made-up-inputs")
+def _decide_made_up_inputs(finding, project, params):
+    """Drop the finding when every project function of another module its forwards are fed from returns
+    made-up data (FunctionSummary.returns_made_up); else the decision the finding needed besides."""
+    made_up_everywhere = True
+    for local in params["helpers"]:
+        found = project.program.function_called(finding.path, local)
+        if found is None or not found[1].returns_made_up or found[0].klass is not None:
+            made_up_everywhere = False
+    if made_up_everywhere:
+        return None
+    then = params["then"]
+    return DECIDERS[then[0]](finding, project, dict(then[1]))
 
 
 @decider("no-gradients-in-program")
@@ -215,11 +253,14 @@ _SYNTHETIC = frozenset(f"torch.{name}" for name in ("zeros", "ones", "rand", "ra
                                                      "cuda.FloatTensor", "cuda.HalfTensor"))
 
 
-def _smoke_forward(model: SemanticModel, call: ast.Call, scope: Optional[ast.AST]) -> bool:
+def _smoke_forward(model: SemanticModel, call: ast.Call, scope: Optional[ast.AST], functions: dict,
+                   assumed: Optional[set] = None) -> bool:
     """One forward, outside any loop of its function (or of the module), fed only tensors made up from a
-    shape (`x = torch.zeros(1, 200, 80); out = model(x)`) or nothing at all (`zs = self.masks()`), or whose
-    result is dropped at once (`_ = model(**inputs)`, a FLOPs counter): a model file's `__main__` check or
-    a shape probe, not an evaluation; it holds one forward's activations, if any, for a moment."""
+    shape (`x = torch.zeros(1, 200, 80); out = model(x)`, or what a helper of the module builds of random
+    arrays: `inputs = _demo_inputs(shape)`; program_effects.made_up) or nothing at all (`zs = self.masks()`),
+    or whose result is dropped at once (`_ = model(**inputs)`, a FLOPs counter): a model file's `__main__`
+    check, an export's verification or a shape probe, not an evaluation; it holds one forward's activations,
+    if any, for a moment."""
     node = model.parent_of(call)
     while node is not None and node is not scope:
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.comprehension, ast.ListComp, ast.GeneratorExp,
@@ -233,6 +274,8 @@ def _smoke_forward(model: SemanticModel, call: ast.Call, scope: Optional[ast.AST
     for arg in (*call.args, *(k.value for k in call.keywords)):
         if isinstance(arg, ast.Starred):
             return False
+        if made_up(model, arg, functions, assumed):
+            continue
         value = model.value_of(arg) if isinstance(arg, ast.Name) else arg
         while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _MOVES_AND_CASTS:
             value = value.func.value  # `torch.ones(1, 3, 640, 640).cuda()`, `.to(device).half()`
@@ -255,6 +298,46 @@ def _sets_requires_grad(scope: ast.AST) -> bool:
         for t in (node.targets if isinstance(node, ast.Assign) else [node.target])) for node in ast.walk(scope))
 
 
+def _frozen_around(model: SemanticModel, facts: ScriptFacts, call: ast.Call, key) -> bool:
+    """The forward runs inside `with freeze(model):`, a `@contextmanager` of this module that sets
+    `p.requires_grad = False` (or `.requires_grad_(False)`) on `model.parameters()` before its `yield`:
+    with no parameter recording, the forward keeps no graph but the one it asks for itself."""
+    node = model.parent_of(call)
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                manager = item.context_expr
+                if (isinstance(manager, ast.Call) and isinstance(manager.func, ast.Name)
+                        and any(object_of(model, a) == key for a in manager.args)
+                        and _freezing_context(model, facts.functions.get(manager.func.id))):
+                    return True
+        node = model.parent_of(node)
+    return False
+
+
+def _freezing_context(model: SemanticModel, function: Optional[ast.AST]) -> bool:
+    if not isinstance(function, ast.FunctionDef) or not any(
+            callee_name(model, d) == "contextlib.contextmanager" for d in function.decorator_list):
+        return False
+    params = {a.arg for a in function.args.args}
+    if not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "parameters"
+               and isinstance(n.func.value, ast.Name) and n.func.value.id in params for n in ast.walk(function)):
+        return False  # (the parameters it freezes are those of the module handed in)
+    yields = [n for n in ast.walk(function) if isinstance(n, (ast.Yield, ast.YieldFrom))]
+    if len(yields) != 1:
+        return False
+    for node in ast.walk(function):
+        if (node.lineno if hasattr(node, "lineno") else 0) >= yields[0].lineno:
+            continue
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is False and any(
+                isinstance(t, ast.Attribute) and t.attr == "requires_grad" for t in node.targets):
+            return True
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_"
+                and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value is False):
+            return True
+    return False
+
+
 def _forward_of_a_class(facts: ScriptFacts, function: ast.AST) -> bool:
     """`forward` (or `__call__`) of a class: a module's forward runs in its caller's grad mode, and the
     caller decides (`@torch.no_grad() def generate(...): self.vocoder(x)`); the evaluation loop that
@@ -271,12 +354,13 @@ def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> 
         return None
     if any(_method_of(model, site.node, ("train",), key) for site in facts.calls):
         return None
-    forwards = [s.node for s in facts.calls if s.ctx.function is None and _runs(model, s.node, key)
-                and not autograd_off(facts, s.node) and not _smoke_forward(model, s.node, None)]
+    forwards, helpers = _real_forwards(model, facts, [s.node for s in facts.calls if s.ctx.function is None and _runs(
+        model, s.node, key) and not autograd_off(facts, s.node)], None)
     if not forwards:
         return None
     return Report(forwards[0], f"the script runs {short(ast.unparse(target), 24)} in eval mode with autograd on, so "
-                  "every forward keeps its activations; wrap it in `with torch.inference_mode():`", needs=_NO_GRADIENTS)
+                  "every forward keeps its activations; wrap it in `with torch.inference_mode():`",
+                  needs=_made_up_by(helpers, _NO_GRADIENTS))
 
 
 def _wants_grad(model: SemanticModel, function: ast.AST, calls: list[ast.Call]) -> bool:
