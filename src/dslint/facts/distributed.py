@@ -188,3 +188,109 @@ def evidence_by_function(facts: ScriptFacts) -> dict:
         key = id(where.function) if where is not None and where.function is not None else None
         out.setdefault(key, evidence)
     return out
+
+
+# -- Accelerate's prepare() ------------------------------------------------------------------------
+# Accelerator(...) keywords that make prepare() wrap the model other than in DDP (or that may: **kwargs).
+_SHARDING_PLUGINS = ("deepspeed_plugin", "deepspeed_plugins", "fsdp_plugin", "megatron_lm_plugin", "torch_tp_plugin",
+                     "parallelism_config")
+_ACCELERATORS = (*ACCELERATOR, "accelerate.accelerator.Accelerator")
+# What makes prepare() skip DDP (no parameter requires grad) or another framework wrap the model.
+_FREEZES = frozenset(("requires_grad_", "requires_grad", "parameters", "named_parameters", "apply", "modules",
+                      "named_modules", "children"))
+
+
+@dataclass(frozen=True)
+class PreparedModel:
+    """`model = accelerator.prepare(model)` / `net, opt = accelerator.prepare(net, opt)`: the name
+    bound to the element of prepare's result at one argument's position."""
+
+    binding: "object"  # bindings.Binding of that name
+    call: ast.Call  # the prepare(...) call
+    argument: ast.expr  # what was passed at that position
+    accelerator: Optional[ast.Call]  # the Accelerator(...) built in this module; None: built elsewhere
+
+
+def prepared_models(facts: ScriptFacts, model) -> list[PreparedModel]:
+    """The elements of `accelerator.prepare(...)` results that become DistributedDataParallel in a
+    multi-process DDP launch (accelerator.py prepare_model: `self.multi_device` and any parameter
+    requiring grad). Only where that is the sole wrapper prepare may use: the Accelerator is built
+    in this module without a DeepSpeed/FSDP/Megatron/TP plugin or `**kwargs` (or is an
+    `accelerator`/`self.accelerator` of a module that imports accelerate: built elsewhere), the
+    module never names DeepSpeed, FSDP or Megatron (an environment switch, a distributed_type test),
+    and the model passed (a name, or a call building it) is not frozen, handed to other code or
+    read for its parameters in the function before prepare (an optimizer over it, `requires_grad_`)."""
+    sites = [s for s in facts.method_calls("prepare") if s.qualname is None and isinstance(s.node.func, ast.Attribute)]
+    if not sites:
+        return []
+    text = facts.text.lower()
+    if any(word in text for word in ("deepspeed", "fsdp", "fullyshardeddataparallel", "megatron")):
+        return []
+    out = []
+    for site in sites:
+        call = site.node
+        if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+            continue
+        built = _accelerator_of(facts, model, call.func.value)
+        if built is False:
+            continue
+        stmt = site.ctx.parent
+        if not isinstance(stmt, ast.Assign) or stmt.value is not call or len(stmt.targets) != 1:
+            continue
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and len(call.args) == 1:
+            named = [(target, call.args[0])]
+        elif isinstance(target, ast.Tuple) and len(target.elts) == len(call.args):
+            named = [(t, a) for t, a in zip(target.elts, call.args) if isinstance(t, ast.Name)]
+        else:
+            continue
+        scope = model.scope_of(stmt)
+        for name, argument in named:
+            binding = next((b for b in scope.bindings.get(name.id, ()) if b.target is name), None)
+            if binding is not None and _plain_model_given(model, argument, call):
+                out.append(PreparedModel(binding, call, argument, built))
+    return out
+
+
+def _accelerator_of(facts: ScriptFacts, model, receiver: ast.expr):
+    """The Accelerator(...) call the receiver holds (built here, no sharding plugin); None for an
+    `accelerator` built elsewhere; False when it may be something else or may shard."""
+    values = model.values_of(receiver)
+    made = [v for v in values if isinstance(v, ast.Call) and model.resolve(v.func) in _ACCELERATORS]
+    if values and len(made) == len(values):
+        if len(made) != 1 or any(k.arg is None or k.arg in _SHARDING_PLUGINS for k in made[0].keywords):
+            return False
+        return made[0]
+    if made or facts.calls_to(*_ACCELERATORS):
+        return False  # built here, but other values may reach the receiver too
+    last = receiver.attr if isinstance(receiver, ast.Attribute) else receiver.id if isinstance(receiver, ast.Name) else ""
+    return None if last == "accelerator" and facts.uses("accelerate") else False
+
+
+def _plain_model_given(model, argument: ast.expr, call: ast.Call) -> bool:
+    if isinstance(argument, ast.Call):
+        return True  # `accelerator.prepare(Net())`
+    if not isinstance(argument, ast.Name):
+        return False
+    reaching = model.reaching(argument.id, argument)
+    if not reaching or any(b.kind not in ("assignment", "annotated") for b in reaching):
+        return False  # a parameter, a global: the caller may have frozen it
+    function = model.function_of(call) or model.tree
+    before = (call.lineno, call.col_offset)
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Name) and node.id == argument.id and isinstance(node.ctx, ast.Load)) \
+                or (node.lineno, node.col_offset) >= before:
+            continue
+        child, holder, chain = node, model.parent_of(node), []
+        while isinstance(holder, ast.Attribute):
+            if holder.attr in _FREEZES:
+                return False
+            chain.append(holder.attr)
+            child, holder = holder, model.parent_of(holder)
+        if {"config", "generation_config"} & set(chain):
+            continue  # `model.config.x`, `hasattr(model.generation_config, ...)`: settings, no module
+        if isinstance(holder, ast.Call) and holder.func is not child:
+            return False  # handed to other code (a freeze helper, an optimizer, get_peft_model)
+        if isinstance(holder, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and holder.value is child:
+            return False  # an alias of the model or a submodule, which other code may freeze
+    return True

@@ -13,8 +13,8 @@ from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
 from ..facts.dataset_shards import dataset_origins, indexed_by_rank, splits_per_rank
 from ..facts.optional_values import bound_name, optional_arm, present_arm
 from ..facts.engine_params import engine_bypasses
-from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS
-from ..facts.link import single_process_launches
+from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS, prepared_models
+from ..facts.link import link_setups, single_process_launches
 from ..facts.module_summary import DATALOADER, DISTRIBUTED_SAMPLER, instance_method
 from ..facts.program_loads import (ITERABLE_DATASETS, dataset_makers, imported_class_derives_from, local_made_iterable,
                                    made_iterable)
@@ -1352,12 +1352,15 @@ def _local(wrapper: Binding) -> bool:
 def ddp_for_inference(ctx: PythonContext) -> Iterator[Report]:
     """DDP around a model that is never trained: reducer buckets and a weight broadcast for nothing."""
     facts = ctx.facts
-    if not facts.calls_to(DDP):
+    prepares = bool(facts.method_calls("prepare")) and facts.uses("accelerate")
+    if not facts.calls_to(DDP) and not prepares:
         return
     model = semantic_model(facts)
     trains = any(s.qualname is None for s in facts.method_calls("backward")) or bool(
         facts.calls_to(*LIGHTNING_TRAINERS, *FABRIC, DEEPSPEED_INITIALIZE))
-    for wrapper in model.names_bound_to(DDP):
+    if prepares:
+        yield from _prepared_for_inference(facts, model, trains)
+    for wrapper in model.names_bound_to(DDP) if facts.calls_to(DDP) else ():
         call = wrapper.value
         if not call.args or isinstance(call.args[0], ast.Starred):
             continue
@@ -1372,6 +1375,95 @@ def ddp_for_inference(ctx: PythonContext) -> Iterator[Report]:
         yield Report(call, f"DistributedDataParallel around {why} only costs memory and a weight broadcast; use the "
                      "model directly",
                      fix=_remove_wrapper_fix(facts, model, wrapper, hops))
+
+
+# `prepared.<attr>` that only reads the model: the one-process arm of `m.module.generate if n > 1 else m.generate`.
+_UNWRAPPED_READS = frozenset(("generate", "config", "generation_config", "device", "dtype"))
+
+
+def _prepared_for_inference(facts: ScriptFacts, model: SemanticModel, trains: bool) -> Iterator[Report]:
+    """`model = accelerator.prepare(model)` (DDP in a multi-process DDP launch) then only
+    `model.module.generate(...)` / `accelerator.unwrap_model(model).generate(...)`: the launch decides."""
+    for prepared in prepared_models(facts, model):
+        wrapper = prepared.binding
+        if trains and not _local(wrapper):
+            continue  # the file trains, and code we cannot see may train this model through it
+        hops = _prepared_inference_hops(facts, model, wrapper, strict=trains)
+        if not hops:
+            continue
+        through_module = "module" in hops
+        how = ".module" if through_module else "unwrap_model()"
+        yield Report(prepared.argument, f"accelerator.prepare() wraps this model in DistributedDataParallel when the "
+                     f"launch runs several processes, yet it is only used for inference (through {how}): gradient "
+                     "buckets and a weight broadcast for nothing; call requires_grad_(False) on it before prepare "
+                     "(accelerate then skips DDP), or move it to accelerator.device instead",
+                     needs=("accelerate-launch-ddp", (("through_module", through_module),
+                                                      ("built_here", prepared.accelerator is not None))))
+
+
+def _prepared_inference_hops(facts: ScriptFacts, model: SemanticModel, wrapper: Binding,
+                             strict: bool) -> Optional[list[str]]:
+    """"module" for each `w.module.<attr>`, "unwrap" for each `accelerator.unwrap_model(w).<attr>`
+    (neither its parameters nor train()) when every use of the prepared `w` is inference: those,
+    `w.eval()`, a read of `w.generate`/`w.config`, `w(...)` under no-grad; else None. With `strict`
+    (the file trains some model) the hops run under no-grad too."""
+    hops = []
+    for use in model.uses_of(wrapper):
+        holder = model.parent_of(use)
+        if isinstance(holder, ast.Attribute) and holder.attr == "module":
+            kind, hop = "module", holder
+        elif isinstance(holder, ast.Call) and holder.args == [use] and not holder.keywords \
+                and isinstance(holder.func, ast.Attribute) and holder.func.attr == "unwrap_model":
+            kind, hop = "unwrap", holder
+        elif isinstance(holder, ast.Attribute) and holder.attr == "eval":
+            continue
+        elif isinstance(holder, ast.Attribute) and holder.attr in _UNWRAPPED_READS:
+            if strict and holder.attr == "generate" and not _no_grad(facts, holder):
+                return None
+            continue
+        elif _given_to_no_grad_function(facts, model, use) or (_called(model, use) and _no_grad(facts, holder)):
+            continue
+        else:
+            return None
+        outer = model.parent_of(hop)
+        in_place = (isinstance(outer, ast.Attribute) and outer.attr not in _TRAINING_ATTRS
+                    and outer.attr != "module") or (kind == "module" and _called(model, hop))
+        if not in_place or (strict and not _no_grad(facts, hop)):
+            return None
+        hops.append(kind)
+    return hops
+
+
+# accelerate's distributed types whose prepare() does not build DistributedDataParallel
+_NOT_DDP_TYPES = frozenset(("DEEPSPEED", "FSDP", "MEGATRON_LM", "XLA", "NO"))
+
+
+@decider("accelerate-launch-ddp")
+def _decide_accelerate_launch_ddp(finding, project, params):
+    """Keep an inference-only prepared model when a launch of its program is `accelerate launch` of
+    a multi-device DDP type (`--multi_gpu`, a config's MULTI_GPU) with several processes, or, when
+    no launch says, the script's own `.module` hop shows it expects the wrapper and it builds the
+    Accelerator without a plugin. Drop it when a launch runs one process, DeepSpeed, FSDP, Megatron
+    or XLA, or reads an accelerate config dslint cannot."""
+    from ..facts.program import norm_path
+
+    if single_process_launches(project, finding.path):
+        return None
+    entries = {norm_path(p) for p in project.program.programs_of(finding.path)} or {norm_path(finding.path)}
+    shown = None
+    for setup in link_setups(project):
+        if setup.launch_path is None or norm_path(setup.script_path) not in entries or setup.spawner_kind != "accelerate":
+            continue
+        launch = setup.accelerate
+        if launch is None or launch.unknown or launch.distributed_type in _NOT_DDP_TYPES:
+            return None
+        if launch.distributed_type is not None and launch.num_processes != 1 and shown is None:
+            shown = setup
+    if shown is not None:
+        where = (shown.launch_path, shown.command.span, f"accelerate launch ({shown.accelerate.distributed_type})") \
+            if shown.command is not None else None
+        return replace(finding, related=[*finding.related, where]) if where else finding
+    return finding if params["through_module"] and params["built_here"] else None
 
 
 def _remove_wrapper_fix(facts: ScriptFacts, model: SemanticModel, wrapper: Binding, hops: list[ast.Attribute]):
