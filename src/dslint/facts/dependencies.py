@@ -20,6 +20,7 @@ _FILES = ("requirements*.txt", "requirements/*.txt", "environment*.yml", "enviro
 # Distribution names of one framework, as the files spell them.
 PACKAGES = {
     "lightning": ("pytorch-lightning", "pytorch_lightning", "lightning"),
+    "torch": ("torch", "pytorch"),
 }
 _MAX_BYTES = 1_000_000
 

@@ -34,6 +34,7 @@ from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_sour
                      is_namespace, overridden_attribute, traced_constant)
 from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
 from .option_defaults import option_default
+from .cli_options import ParsedOptions, parsed_options
 from .program_reach import scope_key
 from .optimizer_builders import callable_optimizer, returned_optimizer
 
@@ -326,6 +327,8 @@ class ScriptSetupFacts:
     # helper_setups.HelperCall of each call of an imported project name, when the script builds no DeepSpeed
     # setup of its own (a helper of another module may: `build_engine(model, args)`, `build_accelerator()`)
     helper_calls: tuple = ()
+    # every option the script's own argparse parser takes, when all are in sight (facts/cli_options.py)
+    parsed_options: Optional[ParsedOptions] = None
 
     @property
     def uses_deepspeed(self) -> bool:
@@ -369,6 +372,7 @@ class _Extractor:
 
     # -- argparse --------------------------------------------------------------------------
     def read_argparse(self) -> None:
+        self.out.parsed_options = parsed_options(self.f)
         if self.f.method_calls("add_argument"):
             model = self.model
             for dest, default in argparse_defaults(model).items():

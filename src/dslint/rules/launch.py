@@ -12,7 +12,7 @@ from typing import Iterator
 
 from ..facts.link import TrainingSetup, _lightning_devices, lightning_joins_launcher, lightning_position, link_setups
 from ..model import Severity
-from ..sources.launch.launchers import LAUNCHERS, PER_NODE_KINDS, torch_spawner
+from ..sources.launch.launchers import LAUNCHERS, PER_NODE_KINDS, passed_local_rank, spawner, torch_spawner
 from ..facts.program import is_test_module
 from ..facts.spawn_args import port_of
 from ..facts.spawn_targets import rankless_spawn
@@ -224,6 +224,42 @@ def srun_task_reads_torchrun_env(ctx: SetupContext) -> Iterator[Report]:
                          f"srun sets SLURM_LOCALID, not {short(names, 24)}, so {many} tasks of a node select "
                          f"cuda:{index.unset_index}; read os.environ['SLURM_LOCALID'] or start the script with torchrun",
                          path=path, related=setup.launch_related("srun starts the tasks"))
+
+
+@setup_rule("DSL705", "launcher-local-rank-unparsed", severity=Severity.ERROR)
+def launcher_local_rank_unparsed(ctx: SetupContext) -> Iterator[Report]:
+    """The launcher adds its local-rank option to the script's command line (`deepspeed`: `--local_rank=<i>`;
+    `python -m torch.distributed.launch` without --use-env: `--local-rank=<i>` since PyTorch 2.0), and the
+    script's own argparse parser does not take it: every rank exits at argument parsing."""
+    seen = set()
+    for setup in link_setups(ctx.project, ctx.settings):
+        parsed, command = setup.facts.parsed_options, setup.command
+        if parsed is None or command is None:
+            continue
+        launcher = spawner(command.launchers)
+        word = _local_rank_word(ctx.project, command.launchers)
+        if word is None or launcher.may_have_more_options or parsed.accepts(word):
+            continue
+        key = (setup.script_path, word)
+        if key in seen:
+            continue
+        seen.add(key)
+        yield Report(parsed.span,
+                     f"{launcher.kind} passes {word}=<i>, which this parser does not take, so every rank exits; "
+                     f"add \"{word}\" to the parser's options", path=setup.script_path,
+                     related=setup.launch_related(f"{short(launcher.word, 40)} starts it"))
+
+
+def _local_rank_word(project, launchers: list):
+    """The one spelling the chain's launcher passes: torch.distributed.launch's `--local-rank` unless
+    the project's dependency files keep PyTorch below 2.0 (run.py's `--local_rank` before that)."""
+    words = passed_local_rank(launchers)
+    if len(words) == 1:
+        return words[0]
+    if not words:
+        return None
+    newest = project.newest_allowed("torch")
+    return "--local-rank" if newest is None or newest >= (2, 0) else "--local_rank"
 
 
 @decider("lightning-hook-runs")
