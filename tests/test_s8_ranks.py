@@ -44,3 +44,11 @@ def test_a_plain_class_whose_init_may_store_anything_is_not_read(project):
         "    rank: int\n    local_rank: int\n", "    def __init__(self, rank, local_rank):\n"
         "        self.rank = rank % 8\n        self.local_rank = local_rank\n")
     assert rows(project, {"train.py": main(), "common/__init__.py": "", "common/distenv.py": plain}) == []
+
+
+def test_get_rank_of_the_group_init_process_group_returns_is_the_global_rank(project):
+    text = ("import torch\nimport torch.distributed as dist\n\n"
+            "group = dist.init_process_group('nccl')\ntorch.cuda.set_device(dist.get_rank(group))\n")
+    assert rows(project, {"train.py": text}) == [("train.py", 5)]
+    other = text.replace("dist.get_rank(group)", "dist.get_rank(dist.new_group([0, 1]))")
+    assert rows(project, {"train.py": other}) == []

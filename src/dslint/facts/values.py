@@ -607,6 +607,12 @@ def _is_none(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Constant) and expr.value is None
 
 
+def _default_group(model: SemanticModel, expr: ast.AST) -> bool:
+    """`group = dist.init_process_group(...)`: it returns None, so `get_rank(group)` is the default group's."""
+    value = model.value_of(expr)
+    return isinstance(value, ast.Call) and model.resolve(value.func) == "torch.distributed.init_process_group"
+
+
 def _argument(call: ast.Call, position: Optional[int], name: str) -> Optional[ast.expr]:
     """The argument given at `position` or as keyword `name` (None when absent or behind a *args)."""
     if position is not None and len(call.args) > position and not any(
@@ -1246,7 +1252,7 @@ def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]
             return "local"
         if name in _GLOBAL_RANK_CALLS:
             group = _argument(expr, 0, "group")
-            return "global" if group is None or _is_none(group) else None
+            return "global" if group is None or _is_none(group) or _default_group(model, group) else None
         return _returned_rank(model, expr, (), depth) if name is None else None
     if isinstance(expr, ast.IfExp):
         return _rank_of_branches(model, [expr.body, expr.orelse], depth)
