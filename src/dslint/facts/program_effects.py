@@ -182,7 +182,29 @@ def group_backend(site: CallSite) -> Optional[str]:
         return "nccl" if "nccl" in value.lower() else "other"
     if isinstance(backend, ast.IfExp) and "nccl" in ast.unparse(backend):
         return "nccl"
+    default = _parameter_default(site.ctx.function, backend)
+    if default is not None and "nccl" in default[1].lower():
+        return f"nccl-unless:{default[0]}"  # `def setup(backend="nccl")`: NCCL where a call passes none
     return "other"
+
+
+def _parameter_default(function, expr) -> Optional[tuple]:
+    """("<position>:<name>", its literal str default) of the parameter of `function` that `expr` names
+    (position as a caller counts it, self/cls left out; -1 for keyword-only); None when `expr` is no
+    such parameter, or the function assigns it."""
+    if not isinstance(expr, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    args = function.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    value = literal(defaults.get(expr.id)) if expr.id in defaults else None
+    if not isinstance(value, str) or any(isinstance(n, ast.Name) and n.id == expr.id and isinstance(n.ctx, ast.Store)
+                                         for n in ast.walk(function)):
+        return None
+    names = [a.arg for a in positional]
+    index = names.index(expr.id) - (1 if names and names[0] in ("self", "cls") else 0) if expr.id in names else -1
+    return f"{index}:{expr.id}", value
 
 
 @dataclass(frozen=True)

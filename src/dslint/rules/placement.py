@@ -832,7 +832,15 @@ def _group_by_helper(facts: ScriptFacts, symptom: str, guessed: bool) -> Iterato
         seen.add(local)
         yield Report(site.node, f"no rank selects its GPU: {symptom}; call torch.cuda.set_device(local_rank) in "
                      f"{short(local, 24)}() before init_process_group",
-                     needs=("group-started-by-helper", (("local", local), ("guessed", guessed))))
+                     needs=("group-started-by-helper", (("local", local), ("guessed", guessed),
+                                                        ("passed", _passed_arguments(site.node)))))
+
+
+def _passed_arguments(call: ast.Call) -> tuple:
+    """(positional count, keyword names) a call gives; -1 positional behind a *args or **kwargs."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return -1, ()
+    return len(call.args), tuple(k.arg for k in call.keywords)
 
 
 @decider("group-started-by-helper")
@@ -842,6 +850,11 @@ def _decide_group_by_helper(finding, project, params):
     program = project.program
     found = program.function_called(finding.path, params["local"])
     started = found[1].starts_group if found is not None else None
+    if started is not None and started[0].startswith("nccl-unless:"):  # `def setup(backend="nccl")`
+        index, _, name = started[0].partition(":")[2].partition(":")
+        count, keywords = params.get("passed", (-1, ()))
+        given = count < 0 or name in keywords or 0 <= int(index) < count
+        started = ("other" if given else "nccl", started[1])
     if started is None or started[0] == "other" or (started[0] == "default" and not params["guessed"]):
         return None
     if program.selects_device_anywhere(finding.path):
