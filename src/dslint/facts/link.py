@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -663,6 +664,183 @@ def _yaml_config(project: "Project", setup: TrainingSetup, link: ConfigLink, fou
     link.key_spans, link.key_path = yaml_configs.config_keys(doc), display
 
 
+def _heredoc_config(setup: TrainingSetup, link: ConfigLink, written: str, loader: Optional[str]) -> bool:
+    """The config a heredoc of the launch file writes to `written` before the launch line (`cat <<EOT >
+    $CONFIG_JSON`): its body read as JSON, a dict config at its keys in the launch file (values the file does
+    not show are NotLiterals). False when no heredoc before the line writes that path; True otherwise, with
+    a note when its content cannot be read (the file on disk is then not what runs either)."""
+    from ..sources.launch.model import heredoc_key
+
+    command = setup.command
+    key = heredoc_key(getattr(command, "cwd", None), written)
+    write = getattr(command, "heredocs", {}).get(key) if key is not None else None
+    if write is None or setup.launch_path is None:
+        return False
+    where = f"the heredoc at {setup.launch_path}:{write.span.start.row}"
+    link.how = f"{link.how} (written by {where})"
+    if write.body is None:
+        setup.notes["config"] = f"{written!r} is written by {where}, with content the file does not show there"
+        return True
+    if loader == "yaml":
+        setup.notes["config"] = f"{written!r} is written by {where} and read as YAML (not read here)"
+        return True
+    from ..sources.launch.parse import UNKNOWN
+
+    try:
+        value = json.loads(_unknowns_as_strings(write.body, UNKNOWN))
+    except ValueError as error:
+        setup.notes["config"] = f"{where} is not JSON: {error}"
+        return True
+    spans = _heredoc_key_spans(write)
+    if not isinstance(value, dict) or spans is None:
+        setup.notes["config"] = f"{where} writes no JSON object of DeepSpeed keys"
+        return True
+    value = _unknown_leaves(value, UNKNOWN)
+    if value is None or set(_dict_key_paths(value)) != set(spans):
+        # (a key that is a variable, or an expansion that adds keys: the keys as written are not the config's)
+        setup.notes["config"] = f"{where} has keys its expansions change"
+        return True
+    link.value, link.key_spans, link.key_path = value, spans, setup.launch_path
+    return True
+
+
+def _unknowns_as_strings(text: str, unknown: str) -> str:
+    """JSON text with each bare token holding `unknown` (`$MICRO` not known, outside any string) made a
+    string, so that the document parses and that value reads as one the file does not show."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif ch.isspace() or ch in "{}[],:":
+            out.append(ch)
+            i += 1
+        else:
+            j = i
+            while j < n and not (text[j].isspace() or text[j] in '{}[],:"'):
+                j += 1
+            token = text[i:j]
+            out.append(f'"{unknown}"' if unknown in token else token)
+            i = j
+    return "".join(out)
+
+
+def _unknown_leaves(value: Any, unknown: str) -> Any:
+    """The parsed heredoc with each string that holds `unknown` a NotLiteral; None when a key holds one."""
+    from .config_dicts import NotLiteral
+
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if unknown in key:
+                return None
+            item = _unknown_leaves(item, unknown)
+            if item is None and value[key] is not None:
+                return None
+            out[key] = item
+        return out
+    if isinstance(value, list):
+        items = [_unknown_leaves(item, unknown) for item in value]
+        if any(new is None and old is not None for new, old in zip(items, value)):
+            return None
+        return items
+    if isinstance(value, str) and unknown in value:
+        return NotLiteral("a shell expansion the launch file does not show")
+    return value
+
+
+def _dict_key_paths(value: dict, prefix: tuple = ()):
+    """Every key path of nested dicts (not into lists)."""
+    for key, item in value.items():
+        yield prefix + (key,)
+        if isinstance(item, dict):
+            yield from _dict_key_paths(item, prefix + (key,))
+
+
+def _heredoc_key_spans(write) -> Optional[dict]:
+    """key path -> span of `"key": value` in the launch file, read from the heredoc's raw body (the keys are
+    literal text where the values are expansions); keys under a list are left out. None: no JSON object."""
+    from ..model import Location
+    from ..textpos import LineIndex
+
+    raw = write.raw
+    index = LineIndex(raw)
+    base_row, base_offset = write.body_span.start.row, write.body_span.start_offset
+
+    def span(start: int, end: int) -> Span:
+        a, b = index.location(start), index.location(end)
+        return Span(Location(a.row + base_row - 1, a.column), Location(b.row + base_row - 1, b.column),
+                    base_offset + start, base_offset + end)
+
+    spans: dict = {}
+    frames: list[dict] = []  # {"kind", "path", "key", "key_start", "index", "owner": (path, key start)}
+    i, n = 0, len(raw)
+    started = False
+    while i < n:
+        ch = raw[i]
+        if ch.isspace() or ch in ",:":
+            if frames and ch == "," and frames[-1]["kind"] == "[":
+                frames[-1]["index"] += 1
+            i += 1
+            continue
+        frame = frames[-1] if frames else None
+        if ch in "{[":
+            if frame is None and started:
+                return None  # text after the document
+            owner = None
+            if frame is None:
+                path = ()
+            elif frame["kind"] == "{":
+                if frame["key"] is None:
+                    return None
+                path = frame["path"] + (frame["key"],)
+                owner = (path, frame["key_start"])
+                frame["key"] = None
+            else:
+                path = frame["path"] + (frame["index"],)
+            frames.append({"kind": ch, "path": path, "key": None, "key_start": 0, "index": 0, "owner": owner})
+            started = True
+            i += 1
+            continue
+        if ch in "}]":
+            if frame is None or frame["kind"] != ("{" if ch == "}" else "["):
+                return None
+            frames.pop()
+            if frame["owner"] is not None:
+                spans[frame["owner"][0]] = (frame["owner"][1], i + 1)
+            i += 1
+            continue
+        if frame is None:
+            return None  # the body is no JSON object
+        if ch == '"':
+            j = i + 1
+            while j < n and raw[j] != '"':
+                j += 2 if raw[j] == "\\" else 1
+            end = j + 1
+        else:
+            end = i
+            while end < n and not (raw[end].isspace() or raw[end] in '{}[],:"'):
+                end += 1
+        if frame["kind"] == "{" and frame["key"] is None and ch == '"':
+            try:
+                frame["key"] = json.loads(raw[i:end])
+            except ValueError:
+                frame["key"] = raw[i + 1:end - 1]
+            frame["key_start"] = i
+        elif frame["kind"] == "{" and frame["key"] is not None:
+            spans[frame["path"] + (frame["key"],)] = (frame["key_start"], end)
+            frame["key"] = None
+        i = end
+    if frames or not started:
+        return None
+    return {path: span(*where) for path, where in spans.items() if all(isinstance(k, str) for k in path)}
+
+
 def _lightning_class_defaults(project: "Project", site, module: str):
     """`Fabric(devices=s.devices, num_nodes=s.num_nodes)` with `s` another module's dataclass at its defaults:
     the site with those defaults when they are ints (else unknown, as before)."""
@@ -1106,6 +1284,9 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         written, how, ref_span, launch_span = chosen
         link.how, link.ref_span, link.launch_span = f"{how}: {written!r}", ref_span, launch_span
         link.ref_path = setup.script_path if ref_span is not None else None
+        if _heredoc_config(setup, link, written, loader):  # (written just before the launch: what runs)
+            setup.config = link
+            return
         found = resolve_path(project, project.configs, written, bases)
         if found.found is not None:
             link.path = found.found
@@ -1654,6 +1835,8 @@ def describe_setups(project: "Project", settings: Optional["Settings"] = None) -
         cfg = setup.config
         if cfg.path or cfg.value is not None:
             built = "(built from a launch config)" if cfg.ref_path and cfg.ref_path != setup.script_path else "(built in code)"
+            if cfg.key_path is not None and cfg.key_path == setup.launch_path:
+                built = f"(a heredoc of {cfg.key_path})"
             named = [w for w in (_where(setup.launch_path, cfg.launch_span), _where(cfg.ref_path, cfg.ref_span)) if w]
             at = f" at {', '.join(named)}" if named else ""
             lines.append(f"  config          {cfg.path or built} via {cfg.how}{at} [read by: {cfg.consumer}]")

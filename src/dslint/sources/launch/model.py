@@ -6,6 +6,7 @@ offsets into the file's text). A value is `None` where the file does not show it
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -182,6 +183,26 @@ class SrunFacts:
     job_name: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class HeredocWrite:
+    """A file a heredoc writes before the commands after it (`cat <<EOT > PATH`, `cat > PATH <<EOF`,
+    `tee PATH <<EOF`; `>>` appends, and is no write of the whole file).
+
+    `path` is the target word resolved (None: not literal), relative to `cwd` (the `cd` in force there, as
+    LaunchCommand.cwd). `body` is the text the file receives: for an unquoted delimiter with its `$VAR` /
+    `${VAR}` expanded, the parse module's UNKNOWN marking what the file does not show; `raw` is the body as
+    written, starting at `body_span` (column 1 of the row after the command). `body` None: the content is
+    not known (a write in some branches only, `cat` of other files, an append to a written file)."""
+
+    path: Optional[str]
+    cwd: Optional[ShellArg]
+    body: Optional[str]
+    raw: str
+    body_span: Span
+    quoted: bool  # the delimiter was quoted ('EOF', "EOF", \EOF): no expansion
+    span: Span  # the command line that writes it
+
+
 @dataclass
 class LaunchCommand:
     span: Span  # the whole logical command, `\` continuations included
@@ -211,6 +232,8 @@ class LaunchCommand:
     mpirun: Optional[MpirunFacts] = None
     srun: Optional[SrunFacts] = None
     reasons: dict[str, str] = field(default_factory=dict)
+    # The files heredocs before the command wrote, by heredoc_key(cwd, path): what it reads there.
+    heredocs: dict = field(default_factory=dict)
 
     def launcher(self, kind: str) -> Optional[Launcher]:
         """The first launcher of this kind in the chain, or None."""
@@ -225,3 +248,22 @@ class LaunchFile:
     commands: list[LaunchCommand] = field(default_factory=list)
     sbatch: SbatchDirectives = field(default_factory=SbatchDirectives)
     variables: dict[str, str] = field(default_factory=dict)  # literal assignments seen (last wins)
+    heredocs: list[HeredocWrite] = field(default_factory=list)  # every file a heredoc writes, in walk order
+
+
+def heredoc_key(cwd: Optional[ShellArg], path: Optional[str]) -> Optional[tuple[str, str]]:
+    """Where a path names a file, for comparing a heredoc's target with a path a launch reads: (base, the
+    normalised path from it), base "/" (absolute), "script" (relative to the launch file's folder) or "." (the
+    folder the caller runs it from); None when the path or the folder is not known."""
+    if path is None or not path:
+        return None
+    if os.path.isabs(path):
+        return "/", os.path.normpath(path)
+    if cwd is None:
+        return ".", os.path.normpath(path)
+    if cwd.value is None:
+        return None
+    joined = os.path.normpath(os.path.join(cwd.value, path))
+    if os.path.isabs(joined):
+        return "/", joined
+    return ("script" if cwd.script_relative else "."), joined

@@ -26,6 +26,7 @@ from .launchers import COMMAND_WORDS, LAUNCHERS, PYTHON_MODULES, WORD_PATTERN, l
 from .facts import derive_facts
 from .model import (
     EnvValue,
+    HeredocWrite,
     LaunchCommand,
     LaunchFile,
     Launcher,
@@ -33,10 +34,11 @@ from .model import (
     SbatchDirective,
     SbatchDirectives,
     ShellArg,
+    heredoc_key,
 )
 from .options import join_spans, parse_argparse, parse_getopt, parse_mpirun, unread_words
 from .bash import Branches, Clobber, Function, Loop, Script, Simple, Subshell, arith_value, parse_shell
-from .lexer import ARITH, CMD, LIT, MAKEVAR, PARAM, SPECIAL, VAR, Operator, Word, lex
+from .lexer import ARITH, CMD, LIT, MAKEVAR, PARAM, SPECIAL, VAR, Operator, Word, WordPart, _parameter_part, lex
 from .markdown import shell_view
 
 __all__ = [
@@ -130,6 +132,10 @@ class _State:
     # resolved them; None where they are unknown (the script's own arguments).
     positional: Optional["_Positional"] = None
     pwd_as_dot: bool = False  # (while computing EnvValue.in_launch_dir) `$PWD` and `$(pwd)` read as `.`
+    # The files heredocs wrote so far (heredoc_key -> HeredocWrite; body None where a branch or loop may
+    # or may not have written it), and every heredoc write in walk order (LaunchFile.heredocs).
+    heredocs: dict = field(default_factory=dict)
+    heredoc_log: list = field(default_factory=list)
 
     def set_shell_var(self, name: str, value: str, from_default: bool = False) -> None:
         if self.blocks and name not in self.blocks[-1]:
@@ -198,7 +204,7 @@ def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
         _walk_script(state, parse_shell(text))
     variables = {k: v for k, v in {**state.make_vars, **state.shell_vars}.items()
                  if UNKNOWN not in v and not (k in from_sbatch and state.shell_vars.get(k) == v)}
-    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables)
+    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables, heredocs=state.heredoc_log)
 
 
 MARKDOWN_REPAIRS = 0
@@ -217,10 +223,11 @@ def _parse_markdown(text: str) -> LaunchFile:
         state.functions, state.called, state.walked_functions = {}, set(), set()
         state.cwd, state.cwd_frames = None, []  # an install block's `cd ./other-repo/` is not this block's
         state.positional = None
+        state.heredocs = {}
         # A block that does not parse is more likely usage text than a script: no repairs.
         _walk_script(state, parse_shell(view, start, end, repairs=MARKDOWN_REPAIRS))
         variables.update({k: v for k, v in state.shell_vars.items() if UNKNOWN not in v})
-    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables)
+    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables, heredocs=state.heredoc_log)
 
 
 def _is_markdown_hint(kind_hint: Optional[str]) -> bool:
@@ -285,6 +292,8 @@ def _walk_nodes(state: _State, nodes: list) -> None:
                 _set_positional(state, name, node.words[1:])
             elif name in _READS_INTO:
                 _read_into(state, name, node.words[1:])
+            elif name is not None and os.path.basename(name) in _HEREDOC_WRITERS:
+                _heredoc_write(state, node)
             else:
                 _handle_simple_command(state, node.words, node.end, make_mode=False)
         elif isinstance(node, Clobber):
@@ -300,7 +309,9 @@ def _walk_nodes(state: _State, nodes: list) -> None:
         elif isinstance(node, Subshell):
             before = _snapshot(state)
             _walk_nodes(state, node.body)
+            written = state.heredocs  # (a file a subshell writes stays written)
             _restore(state, before)
+            state.heredocs = written
 
 
 # Builtins that set the variables they name to values the file does not show (`unset` unsets them).
@@ -319,6 +330,179 @@ def _read_into(state: _State, builtin: str, words: list) -> None:
             state.env.pop(name, None)
         return
     _forget(state, names)
+
+
+# -- heredocs that write files -------------------------------------------------------------
+
+# `cat <<EOF > PATH` and `tee PATH <<EOF`: the commands that copy a heredoc into a file.
+_HEREDOC_WRITERS = frozenset({"cat", "tee"})
+_CONTROL = frozenset({";", "&", "&&", "||", "|", "|&", ";;", "(", ")", "\n"})
+
+
+def _heredoc_write(state: _State, node: Simple) -> None:
+    """Record the files `cat`/`tee` write from a heredoc on this command line (state.heredocs): the
+    body as the file receives it. A target written with content the file does not show (`cat a.json
+    <<EOF > b`, `>> PATH` to a file a heredoc wrote, two heredocs on one line) is recorded as unknown."""
+    text = state.text
+    line_end = text.find("\n", node.end)
+    while line_end > 0 and text[line_end - 1] == "\\":  # `\` continues the command on the next row
+        line_end = text.find("\n", line_end + 1)
+    if line_end == -1:
+        return
+    items = lex(text, node.start, line_end)
+    head = items[0] if items and isinstance(items[0], Word) else None
+    if head is None:
+        return
+    tee = os.path.basename(head.literal()) == "tee"
+    delimiters: list[tuple[str, bool, bool]] = []  # (delimiter, quoted, strip tabs)
+    targets: list[tuple[Word, bool]] = []  # (word, appends)
+    operands = False  # cat's file operands (it then reads them, not the heredoc)
+    append = False
+    k = 1
+    while k < len(items):
+        item = items[k]
+        after = items[k + 1] if k + 1 < len(items) else None
+        if isinstance(item, Operator):
+            if item.op in _CONTROL:
+                break
+            if item.op == "<<" and isinstance(after, Word):
+                raw = text[after.start:after.end]
+                dash = raw.startswith("-")
+                raw = raw[1:] if dash else raw
+                delimiters.append((re.sub(r"[\"'\\]", "", raw), any(ch in raw for ch in "\"'\\"), dash))
+            elif item.op in (">", ">>", "&>") and isinstance(after, Word) and not _is_fd_prefix(text, item):
+                targets.append((after, item.op == ">>"))
+            k += 2
+            continue
+        word = text[item.start:item.end]
+        if isinstance(after, Operator) and after.start == item.end and word.isdigit():
+            k += 1  # `2>`: the descriptor of the redirection that follows
+            continue
+        if tee and word in ("-a", "--append"):
+            append = True
+        elif not word.startswith("-") or word == "-":
+            if tee:
+                targets.append((item, append))
+            elif word != "-":
+                operands = True
+        k += 1
+    if not targets:
+        return
+    # A heredoc of a command before this one on the row (`cat <<A > a; cat <<B > b`, `cat <<EOF | tee b`):
+    # its body comes first, and what this command writes is not read here.
+    prior = _heredoc_before(text, node.start)
+    if not delimiters and not prior:
+        return
+    body = _heredoc_body(text, line_end + 1, *delimiters[0][::2]) if len(delimiters) == 1 and not prior else None
+    start = line_end + 1
+    raw = text[start:body] if body is not None else ""
+    quoted = bool(delimiters) and delimiters[0][1]
+    content = None
+    if body is not None and not operands:
+        stripped = re.sub(r"(?m)^\t+", "", raw) if delimiters[0][2] else raw
+        content = stripped if quoted else _expand_heredoc(stripped, state)
+    command_span = state.index.span(node.start, line_end)
+    for word, appends in targets:
+        values = _resolve_word(word, state, make_mode=False)
+        path = values[0].value if len(values) == 1 else None
+        key = heredoc_key(state.cwd, path)
+        if key is None or path in ("/dev/null", "/dev/stdout", "/dev/stderr"):
+            continue
+        if appends:
+            if key in state.heredocs:  # an append to a file a heredoc wrote: its content is no longer the body
+                state.heredocs[key] = replace(state.heredocs[key], body=None)
+            continue
+        write = HeredocWrite(path, state.cwd, content, raw, state.index.span(start, start), quoted, command_span)
+        state.heredocs[key] = write
+        state.heredoc_log.append(write)
+
+
+def _heredoc_before(text: str, start: int) -> bool:
+    """Whether a command before `start` on its row has a heredoc (`cat <<A > a; cat <<B > b`)."""
+    items = lex(text, text.rfind("\n", 0, start) + 1, start)
+    return any(isinstance(item, Operator) and item.op == "<<" and k + 1 < len(items) and isinstance(items[k + 1], Word)
+               for k, item in enumerate(items))
+
+
+def _is_fd_prefix(text: str, operator: Operator) -> bool:
+    """Whether the redirection has a descriptor other than stdout before it (`2> log`, `3>x`)."""
+    i = operator.start
+    while i > 0 and text[i - 1].isdigit():
+        i -= 1
+    digits = text[i:operator.start]
+    return bool(digits) and digits != "1" and (i == 0 or text[i - 1].isspace())
+
+
+def _heredoc_body(text: str, start: int, delimiter: str, strip_tabs: bool) -> Optional[int]:
+    """Where the heredoc body that starts at `start` ends (the delimiter line's start); None when no row
+    closes it."""
+    offset = start
+    while offset <= len(text):
+        end = text.find("\n", offset)
+        line = text[offset:len(text) if end == -1 else end]
+        if (line.lstrip("\t") if strip_tabs else line).rstrip("\r") == delimiter:
+            return offset
+        if end == -1:
+            return None
+        offset = end + 1
+    return None
+
+
+_HEREDOC_EXPANSION = re.compile(r"\\([$`\\\n])|\$(\(\(|\(|\{)|\$([A-Za-z_][A-Za-z0-9_]*)|\$([0-9@*#?$!-])|`")
+
+
+def _expand_heredoc(body: str, state: _State) -> str:
+    r"""An unquoted heredoc's body as the shell expands it: `\$` `\\` escapes, `$VAR`, `${VAR...}`, `$((...))`
+    with the variables known here; command substitutions and variables not known are UNKNOWN."""
+    out: list[str] = []
+    pos = 0
+    for match in _HEREDOC_EXPANSION.finditer(body):
+        if match.start() < pos:
+            continue  # inside a substitution already read
+        out.append(body[pos:match.start()])
+        pos = match.end()
+        escaped, opener, name, special = match.groups()
+        if escaped is not None:
+            out.append("" if escaped == "\n" else escaped)
+        elif name is not None:
+            out.append(_lookup(WordPart(VAR, name, True), state, False))
+        elif special is not None:
+            out.append(_lookup(WordPart(SPECIAL, special, True), state, False))
+        elif opener is None:  # `...`
+            close = body.find("`", pos)
+            pos = len(body) if close == -1 else close + 1
+            out.append(UNKNOWN)
+        else:
+            close = _closing(body, match.start() + 1)
+            if close is None:
+                out.append(UNKNOWN)
+                pos = len(body)
+                break
+            inner = body[match.start():close + 1]
+            pos = close + 1
+            if opener == "{":
+                out.append(_lookup(_parameter_part(inner[2:-1], True), state, False))
+            elif opener == "((":
+                out.append(_lookup(WordPart(ARITH, inner, True), state, False))
+            else:
+                out.append(UNKNOWN)
+    out.append(body[pos:])
+    return "".join(out)
+
+
+def _closing(text: str, at: int) -> Optional[int]:
+    """The offset of the bracket that closes the one at `at` (`(` or `{`), nesting counted; None if none."""
+    open_ch = text[at]
+    close_ch = ")" if open_ch == "(" else "}"
+    depth = 0
+    for i in range(at, len(text)):
+        if text[i] == open_ch:
+            depth += 1
+        elif text[i] == close_ch:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
 
 
 def _forget(state: _State, names: list[str]) -> None:
@@ -386,7 +570,7 @@ def _set_positional(state: _State, builtin: str, words: list[Word]) -> None:
 
 def _snapshot(state: _State) -> tuple:
     return (dict(state.shell_vars), dict(state.env), set(state.defaulted), set(state.walked_functions), state.cwd,
-            state.positional)
+            state.positional, dict(state.heredocs))
 
 
 def _restore(state: _State, snapshot: tuple) -> None:
@@ -394,6 +578,7 @@ def _restore(state: _State, snapshot: tuple) -> None:
     state.defaulted, state.walked_functions = set(snapshot[2]), set(snapshot[3])
     state.cwd = snapshot[4]
     state.positional = snapshot[5]
+    state.heredocs = dict(snapshot[6])
 
 
 def _walk_branches(state: _State, node: Branches) -> None:
@@ -433,6 +618,12 @@ def _merge(state: _State, outcomes: list[tuple]) -> None:
         state.cwd = replace(next(cwd for cwd in cwds if cwd is not None), value=None)
     frames = [o[5] for o in outcomes]
     state.positional = frames[0] if all(frame == frames[0] for frame in frames) else None
+    heredocs: dict = {}
+    for key in dict.fromkeys(k for o in outcomes for k in o[6]):
+        writes = [o[6].get(key) for o in outcomes]
+        first = next(w for w in writes if w is not None)
+        heredocs[key] = first if all(w is first for w in writes) else replace(first, body=None)
+    state.heredocs = heredocs
 
 
 def _walk_loop(state: _State, node: Loop) -> None:
@@ -440,7 +631,9 @@ def _walk_loop(state: _State, node: Loop) -> None:
     since a later iteration sees other values; after the loop they stay unknown."""
     before = _snapshot(state)
     commands, state.commands = state.commands, []
+    logged = len(state.heredoc_log)
     _walk_nodes(state, node.body)  # a dry pass: which variables does the body change?
+    del state.heredoc_log[logged:]
     changed = {n for n, v in state.shell_vars.items() if before[0].get(n) != v}
     changed_env = {n for n, v in state.env.items() if before[1].get(n) != v}
     shifts = state.positional != before[5]  # `while [ $# -gt 0 ]; do ... shift; done`
@@ -455,6 +648,9 @@ def _walk_loop(state: _State, node: Loop) -> None:
         if old is not None:
             state.env[name] = EnvValue(name, None, old.source, old.span)
     _walk_nodes(state, node.body)
+    for key, write in list(state.heredocs.items()):
+        if before[6].get(key) is not write:  # the loop may run no time, or other times
+            state.heredocs[key] = replace(write, body=None)
     for name in changed:
         state.set_shell_var(name, UNKNOWN)
     for name in changed_env & set(state.env):
@@ -761,6 +957,7 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
     if command is not None:
         command.span = state.index.span(words[0].start, end)
         command.cwd = state.cwd
+        command.heredocs = dict(state.heredocs)
         state.commands.append(command)
     _maybe_parse_shell_c(state, args, words, command)
 
@@ -1004,7 +1201,7 @@ def _maybe_parse_shell_c(state: _State, args: list[ShellArg], words: list[Word],
                 return
             script = _resolve_text(word, state, make_mode=False)
             sub = _State(_SpanOf(target.span), script, shell_vars=dict(state.shell_vars), env=dict(state.env),
-                         sbatch=state.sbatch)
+                         sbatch=state.sbatch, heredocs=dict(state.heredocs))
             _walk_script(sub, parse_shell(script))
             inner = sub.commands
             for command in inner:
