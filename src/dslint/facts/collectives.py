@@ -417,6 +417,8 @@ def _merged(old: Optional[tuple], new: tuple) -> tuple:
 
 
 ZERO3_FLAG = "<zero-3>"  # (no parameter's name) a collective the function reaches only with ZeRO stage 3 on
+# (no parameter's name) a collective the function makes on its first call only: under a create-once guard
+ONCE_FLAG = "<once>"
 
 
 def _flag_guards(facts: ScriptFacts, function: ast.AST, where: Context) -> tuple:
@@ -427,6 +429,8 @@ def _flag_guards(facts: ScriptFacts, function: ast.AST, where: Context) -> tuple
         return ()
     if under_zero3(where, function):
         return (ZERO3_FLAG,)
+    if any(in_body and _creates_once(facts, function, guard) for guard, in_body in where.guards):
+        return (ONCE_FLAG,)
     for guard, in_body in where.guards:
         if not in_body or guard.lineno < function.lineno:
             continue
@@ -458,8 +462,12 @@ def _turns_on(facts: ScriptFacts, site: CallSite, key: str, flags: tuple, gate: 
         return True
     args = function.args
     params = [a.arg for a in args.posonlyargs + args.args][1 if "." in key else 0:]
-    return passes_flag(call_arguments(site.node, gate_opener(facts, site, gate) if gate else None,
-                                      under_zero3(site.ctx) is False), params, flags)
+    positional, keywords = call_arguments(site.node, gate_opener(facts, site, gate) if gate else None,
+                                          under_zero3(site.ctx) is False)
+    if gate is not None and ONCE_FLAG in flags and made_before(facts, site, lambda call: _callee_key(
+            facts, CallSite(call, facts.context_of(call) or site.ctx)) == key):
+        keywords += ((ONCE_FLAG, "0"),)
+    return passes_flag((positional, keywords), params, flags)
 
 
 def call_arguments(call: ast.Call, opens=None, without_zero3: bool = False) -> tuple:
@@ -487,6 +495,8 @@ def passes_flag(arguments: tuple, params: list, flags: tuple) -> bool:
         return True
     if ZERO3_FLAG in flags and (ZERO3_FLAG, "0") not in keywords:
         return True  # (a collective under ZeRO-3 only, called where ZeRO-3 may be on)
+    if ONCE_FLAG in flags and (ONCE_FLAG, "0") not in keywords:
+        return True  # (a collective on the first call only, and no call before this one has made it)
     given = [(params[i], v) for i, v in enumerate(positional) if i < len(params)] + list(keywords)
     return any(name in flags and value == "v" for name, value in given)
 
@@ -532,6 +542,8 @@ def _other_branch_matches(facts: ScriptFacts, node: ast.AST, gate: RankGate, fou
     if gate.if_node is not None and where is not None and _paired_past_exit(facts, node, gate, where, name, direct):
         return True
     if gate.if_node is not None and where is not None and _served_by_caller_peers(facts, node, gate, where, direct):
+        return True
+    if gate.if_node is not None and paired_under_complement(facts, node, gate, _same_direct(direct, node, found)):
         return True
     if found.label.rsplit(".", 1)[-1] in BARRIERS and _alone_in_branch(facts, node, gate):
         # `if local_rank not in [-1, 0]: barrier()` ... `if local_rank == 0: barrier()`: each rank waits once.
@@ -778,3 +790,247 @@ def callers_pass_constants(project, path: str, function: str, params: tuple) -> 
                 if star or any(name in keywords or position in positions for name, position, _ in params):
                     return False
     return calls > 0
+
+
+def paired_under_complement(facts: ScriptFacts, node: ast.AST, gate: RankGate, same) -> bool:
+    """The ranks that skip the call make the same call once, under the exact complement of its gate:
+    in the other branch of the same `if` (`if rank == 0: g = make_group()` / `else: g = make_group()`),
+    or in an `if` of the same block whose test is the negation of this one (`if rank != 0: barrier()`
+    ... `if rank == 0: <work>; barrier()`, the "rank 0 goes first" idiom). Each side makes the call
+    exactly once, as a statement of its branch (nothing in front of it leaves the block); between
+    the two `if`s nothing leaves and nothing rebinds what the test reads. `same(call)`: is this call the
+    same collective (same function or project helper, same group)? The pair itself is under no rank gate."""
+    if_node = gate.if_node
+    if if_node is None or not isinstance(node, ast.Call):
+        return False
+    if rank_gate(facts, if_node, facts.context_of(if_node)) is not None:
+        return False  # (a pair inside `if rank < 4:`: the ranks past it never come)
+    mine, theirs = (if_node.body, if_node.orelse) if gate.in_body else (if_node.orelse, if_node.body)
+    if not _once_in(mine, node, same):
+        return False
+    if _calls_in(theirs, same):
+        return any(_once_in(theirs, other, same) for other in _calls_in(theirs, same))
+    block = _block_of(facts, if_node)
+    if block is None:
+        return False
+    here = block.index(if_node)
+    side = _normal_test(if_node.test, gate.in_body)
+    for there, stmt in enumerate(block):
+        if there == here or not isinstance(stmt, ast.If):
+            continue
+        for in_body in (True, False):
+            wanted = _normal_test(stmt.test, in_body)
+            if wanted[0] != side[0] or wanted[1] == side[1]:
+                continue
+            peer, rest = (stmt.body, stmt.orelse) if in_body else (stmt.orelse, stmt.body)
+            if any(_calls_in(rest, same)) or not any(_once_in(peer, c, same) for c in _calls_in(peer, same)):
+                continue
+            low, high = sorted((here, there))
+            between = block[low + 1:high]
+            if any(_calls_in(between, same)) or _leaves_or_rebinds(block[low:high + 1], if_node.test):
+                continue
+            return True
+    return False
+
+
+def _same_direct(direct, node: ast.AST, found: Collective):
+    """For `paired_under_complement`: a direct call of the same collective with the same root rank and group."""
+    name = found.label.rsplit(".", 1)[-1]
+    peers = {id(candidate) for candidate, other_found, _ in direct
+             if other_found.kind == found.kind and other_found.label == found.label
+             and (candidate is node or _same_call_of(candidate, node, name))}
+    return lambda call: id(call) in peers
+
+
+def _calls_in(statements: list, same) -> list:
+    return [n for stmt in statements for n in ast.walk(stmt) if isinstance(n, ast.Call) and same(n)]
+
+
+def _once_in(branch: list, node: ast.AST, same) -> bool:
+    """`node` is the branch's only call of the collective, made by one of its statements on every pass
+    (the statement's value or an argument of it), with nothing in front of it leaving the block."""
+    if sum(1 for _ in _calls_in(branch, same)) != 1:
+        return False
+    for index, stmt in enumerate(branch):
+        if any(n is node for n in ast.walk(stmt)):
+            if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) or stmt.value is None \
+                    or not _always_evaluates(stmt.value, node):
+                return False
+            return not any(isinstance(n, (ast.Return, ast.Break, ast.Continue))
+                           for before in branch[:index] for n in ast.walk(before))
+    return False
+
+
+def _always_evaluates(expr: ast.AST, node: ast.AST) -> bool:
+    """Evaluating `expr` evaluates `node`: it is `node`, or an argument (receiver) of a call that is."""
+    if expr is node:
+        return True
+    if isinstance(expr, ast.Call):
+        return any(_always_evaluates(part, node) for part in (expr.func, *expr.args, *(k.value for k in expr.keywords)))
+    if isinstance(expr, (ast.Attribute, ast.Starred, ast.Await)):
+        return _always_evaluates(expr.value, node)
+    return False
+
+
+_NEGATED = {ast.NotEq: ast.Eq, ast.IsNot: ast.Is, ast.NotIn: ast.In}
+
+
+def _normal_test(test: ast.AST, truth: bool) -> tuple:
+    """(the test written positively, the truth it must have): `not x` and `a != b` flip the truth, so that
+    two gates are exact complements when their texts agree and their truths differ."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, truth = test.operand, not truth
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _NEGATED:
+        test, truth = ast.Compare(test.left, [_NEGATED[type(test.ops[0])]()], test.comparators), not truth
+    return ast.dump(test), truth
+
+
+def _block_of(facts: ScriptFacts, stmt: ast.stmt) -> Optional[list]:
+    """The statement list that holds `stmt`."""
+    where = facts.context_of(stmt)
+    root = where.function if where is not None and where.function is not None else facts.tree
+    for node in ast.walk(root):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+    return None
+
+
+def _leaves_or_rebinds(statements: list, test: ast.AST) -> bool:
+    """Something in these statements leaves the block (`return`, `break`, `continue`) or rebinds a name (or
+    attribute) the test reads."""
+    read = {dotted(n) for n in ast.walk(test) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+    for n in (n for stmt in statements for n in ast.walk(stmt)):
+        if isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Global, ast.Nonlocal)):
+            return True
+        if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(n.ctx, ast.Load) and dotted(n) in read:
+            return True
+    return False
+
+
+def _creates_once(facts: ScriptFacts, function: ast.AST, guard: ast.If) -> bool:
+    """A create-once guard of the module function: `if not hasattr(fn, "_group"):` whose body sets
+    `fn._group = ...`, or `if _GROUP is None:` whose body sets the module global `_GROUP` (declared
+    `global _GROUP`), where nothing else in the module sets it (or deletes it) again. After the first
+    call the test is false, so what the body does (`dist.new_group()`) runs once per process."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or facts.functions.get(function.name) is not function:
+        return False
+    test = guard.test
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call) \
+            and isinstance(test.operand.func, ast.Name) and test.operand.func.id == "hasattr" \
+            and len(test.operand.args) == 2 and not test.operand.keywords:
+        owner, attr = test.operand.args
+        if not (isinstance(owner, ast.Name) and owner.id == function.name and isinstance(attr, ast.Constant)
+                and isinstance(attr.value, str)):
+            return False
+
+        def sets(target: ast.AST) -> bool:
+            return isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == function.name and target.attr == attr.value
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+            and isinstance(test.left, ast.Name) and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is None:
+        name = test.left.id
+        if not any(isinstance(n, ast.Global) and name in n.names for n in ast.walk(function)):
+            return False
+
+        def sets(target: ast.AST) -> bool:
+            return isinstance(target, ast.Name) and target.id == name
+    else:
+        return False
+    if not any(isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(sets(t) for t in (
+            stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])) for stmt in guard.body):
+        return False
+    # no other store or delete in the module, outside its top level (where the global starts as None)
+    stores = [n for stmt in facts.tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+              for n in ast.walk(stmt) if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(n.ctx, ast.Load)
+              and sets(n)]
+    return len(stores) == 1 and not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                        and n.func.id in ("delattr", "setattr") for n in ast.walk(facts.tree))
+
+
+def made_before(facts: ScriptFacts, site: CallSite, same) -> bool:
+    """Every rank that reaches this call has made `same` call before, in the same function: a call in an
+    earlier statement of a block that holds this one, under no rank gate and no loop or `try` this call
+    is not in, each `if` on its way taken on the side this call's own tests imply (`if
+    dist.is_initialized(): f()` before the `else:` of `if not dist.is_initialized() or rank == 0:`),
+    and nothing in the function rebinds what those tests read."""
+    function = site.ctx.function
+    root = function if function is not None else facts.tree
+    if isinstance(root, ast.Lambda):
+        return False
+    known = set()
+    for guard, in_body in site.ctx.guards:
+        if function is not None and not _inside(guard, function):
+            continue
+        test = guard.test
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if in_body else ast.Or):
+            known.update(_normal_test(value, in_body) for value in test.values)
+        known.add(_normal_test(test, in_body))
+    target = _path_to(root, site.node)
+    if target is None:
+        return False
+    stored = {dotted(n) for n in ast.walk(root) if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(n.ctx, ast.Load)}
+    for other in (n for n in ast.walk(root) if isinstance(n, ast.Call) and n is not site.node and same(n)):
+        where = facts.context_of(other)
+        if where is None or where.function is not function or rank_gate(facts, other, where) is not None:
+            continue
+        path = _path_to(root, other)
+        last = _statement(path[-1]) if path else None
+        if isinstance(last, (ast.Expr, ast.Assign, ast.AnnAssign)) and last.value is not None \
+                and _always_evaluates(last.value, other) and _runs_before(path, target, known, stored):
+            return True
+    return False
+
+
+def _path_to(root: ast.AST, node: ast.AST) -> Optional[list]:
+    """[(compound statement or root, field, index in that field)], outermost first, down to `node`'s statement."""
+    def walk(owner: ast.AST) -> Optional[list]:
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(owner, field, None)
+            if not isinstance(block, list):
+                continue
+            for index, stmt in enumerate(block):
+                if not (stmt.lineno <= node.lineno <= (stmt.end_lineno or stmt.lineno)):
+                    continue
+                if not any(n is node for n in ast.walk(stmt)):
+                    continue
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                    return None
+                inner = walk(stmt)
+                return [(owner, field, index)] + (inner or [])
+        return None
+    return walk(root)
+
+
+def _runs_before(path: list, target: list, known: set, stored: set) -> bool:
+    """The call at `path` runs, on every pass that reaches the one at `target`, before it."""
+    split = None
+    for depth, (owner, field, index) in enumerate(path):
+        if depth >= len(target) or target[depth][0] is not owner or target[depth][1] != field:
+            return False
+        if target[depth][2] < index:
+            return False
+        if target[depth][2] > index:
+            split = depth  # an earlier statement of a block that holds the target
+            break
+    if split is None:
+        return False
+    # from that statement down to the call, every step runs on every pass
+    for step, below in zip(path[split:], path[split + 1:]):
+        holder = _statement(step)
+        if isinstance(holder, ast.If):
+            if _normal_test(holder.test, below[1] == "body") not in known:
+                return False
+            read = {dotted(n) for n in ast.walk(holder.test) if isinstance(n, (ast.Name, ast.Attribute))} - {None}
+            if read & stored:
+                return False
+        elif not isinstance(holder, (ast.With, ast.AsyncWith)):
+            return False  # a loop may run no pass, a `try` may leave before the call
+    return True
+
+
+def _statement(step: tuple) -> ast.stmt:
+    owner, field, index = step
+    return getattr(owner, field)[index]

@@ -8,8 +8,9 @@ from dataclasses import replace
 from typing import Iterator, Optional
 
 from ..facts.bindings import semantic_model
-from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, GatedCall, argument_constants, call_arguments,
-                                 callers_pass_constants, find_gated_collectives, gate_opener, passes_flag)
+from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, ONCE_FLAG, GatedCall, argument_constants,
+                                 call_arguments, callers_pass_constants, find_gated_collectives, gate_opener,
+                                 made_before, paired_under_complement, passes_flag)
 from ..facts.conditions import parameter_gate, rank_gate, rank_tests, under_zero3
 from ..facts.lightning_hooks import hook_needs
 from ..facts.link import link_setups
@@ -108,11 +109,26 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
         if binding is None or binding.kind not in ("import", "from-import"):
             continue  # a local name shadows the import here
         callee = dotted(site.node.func)
+        if paired_under_complement(facts, site.node, gate, _same_project_call(site.node, callee)):
+            continue  # the other ranks make the same call once, under the negated test
         arguments = call_arguments(site.node, gate_opener(facts, site, gate), under_zero3(site.ctx) is False)
+        if made_before(facts, site, lambda call: dotted(call.func) == callee and semantic_model(facts).binding_of(
+                root_name(call.func)) is binding):
+            # (a callee that makes its collective on its first call only has made it there already)
+            arguments = (arguments[0], arguments[1] + ((ONCE_FLAG, "0"),))
         passes = "pass" if gate.in_body else "fail"
         yield Report(site.node, f"{callee}() is called only by the ranks that {passes} {gate.description}",
                      needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description),
                                                           ("arguments", arguments), ("in_body", gate.in_body))))
+
+
+def _same_project_call(node: ast.Call, callee: Optional[str]):
+    """For `paired_under_complement`: a call of the same imported function with the same arguments."""
+    shape = (ast.dump(ast.Tuple(node.args)), ast.dump(ast.Tuple([k.value for k in node.keywords])),
+             tuple(k.arg for k in node.keywords))
+    return lambda call: callee is not None and dotted(call.func) == callee and (
+        ast.dump(ast.Tuple(call.args)), ast.dump(ast.Tuple([k.value for k in call.keywords])),
+        tuple(k.arg for k in call.keywords)) == shape
 
 
 @decider("callee-reaches-collective")
