@@ -18,6 +18,7 @@ from ..facts.program import is_test_module, norm_path
 from ..facts.program_loads import cleared_elsewhere, load_hints, rank_passed_file
 from ..facts.program_effects import (device_selections, function_effects, import_touches_cuda, imports_at_load,
                                      local_callee, project_call)
+from ..facts.ray_actors import actor_needs, ray_actor_class
 from ..facts.program_ranks import helper_rank, helper_rank_call, several_rank_programs
 from ..facts.program_reach import builds_from_strings, called_by_nothing, rank_zero_callers, reaching_entries, scope_key
 from ..facts.rank_files import callers_pass_rank_files, own_rank_file, rank_file_parameter
@@ -34,7 +35,7 @@ from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Location, Severity, Span
 from ..sources.names import dotted
 from .context import PythonContext
-from .registry import Report, decider, python_rule, file_label, short
+from .registry import DECIDERS, Report, decider, python_rule, file_label, short
 
 
 _CUDA_INDEX = re.compile(r"^cuda:\d+$")
@@ -75,6 +76,13 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
 
 @python_rule("DSL101", "hard-coded-device", severity=Severity.ERROR)
 def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
+    """A fixed GPU index in a script whose processes each need their own GPU (unless it sits in a class
+    the program runs as a one-GPU Ray actor: `ray.remote(num_gpus=1)(Cls)`, decided by the program)."""
+    for report in _hard_coded_devices(ctx):
+        yield replace(report, needs=actor_needs(ctx.facts, report.target, report.needs, gpus=True))
+
+
+def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
     """A fixed GPU index in a script whose processes each need their own GPU."""
     dist = ctx.dist
     if not dist.is_multiprocess or is_test_module(ctx.path):
@@ -325,6 +333,18 @@ def _devices_from_class_defaults(ctx: PythonContext) -> Iterator[Report]:
             yield Report(value, f"{short(klass + '.' + found.field)} is the same GPU on every rank; derive it "
                          "from the local rank", needs=("class-default-is-fixed-device",
                                                        (("klass", klass), ("field", found.field))))
+
+
+@decider("ray-actor-class")
+def _decide_ray_actor_class(finding, project, params):
+    """Drop a finding in a class that the program makes a Ray actor class with the function form of
+    `ray.remote` (`ray.remote(num_gpus=1)(Learner)` in the driver; with GPUs granted, where `gpus`):
+    Ray shows each actor only the GPUs it grants, so its cuda:0 is its own. Else the decision the
+    finding needed besides."""
+    if ray_actor_class(project, finding.path, params["klass"], params["gpus"]) is not None:
+        return None
+    then = params["then"]
+    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
 
 
 @decider("fixed-device-everywhere")
@@ -804,10 +824,11 @@ def process_group_without_device(ctx: PythonContext) -> Iterator[Report]:
                            local_rank=local_rank)
         yield Report(site.node, f"no rank selects its GPU: {symptom}; call torch.cuda.set_device(local_rank) before "
                      "init_process_group", fix=fix,
-                     needs=("no-device-selection-in-program", ()))
+                     needs=actor_needs(facts, site.node, ("no-device-selection-in-program", ()), gpus=False))
     if not facts.calls_to(INIT_PG):
-        yield from _group_by_helper(facts, _no_device_symptom(facts, unindexed, barriers, fsdp, pinned),
-                                    unindexed is not None or bool(fsdp) or bool(pinned))
+        for report in _group_by_helper(facts, _no_device_symptom(facts, unindexed, barriers, fsdp, pinned),
+                                       unindexed is not None or bool(fsdp) or bool(pinned)):
+            yield replace(report, needs=actor_needs(facts, report.target, report.needs, gpus=False))
 
 
 def _no_device_symptom(facts: ScriptFacts, unindexed, barriers: list, fsdp: list, pinned: list) -> str:
@@ -924,7 +945,7 @@ def cuda_before_set_device(ctx: PythonContext) -> Iterator[Report]:
             report = _touch_report(node, why, [p.local for p in before], after, own)
             if report is not None and id(node) not in seen:
                 seen.add(id(node))
-                yield report
+                yield replace(report, needs=actor_needs(facts, node, report.needs, gpus=True))
     later.sort(key=lambda p: (p.site.node.lineno, p.site.node.col_offset))
     at_load = [p for p in selections.get(None, ()) if p.kind != "imported"]
     for site, why in _import_time_touches(facts) if later else ():
