@@ -389,6 +389,12 @@ def dataset_makers(facts: ScriptFacts, expr: ast.AST, depth: int = 0) -> Optiona
                 return None  # a parameter, a loop variable, a name bound nowhere it can be told
             work.extend((v, methods) for v in values)
             continue
+        if isinstance(current, ast.Call) and isinstance(current.func, ast.Call):
+            found = _getattr_of_module(model, current.func)  # `getattr(streams, fmt)(path)`
+            if found is None:
+                return None
+            out.add((found[0], found[1], methods))
+            continue
         if not isinstance(current, ast.Call) or not isinstance(current.func, (ast.Name, ast.Attribute)):
             return None
         func = current.func
@@ -409,8 +415,72 @@ def dataset_makers(facts: ScriptFacts, expr: ast.AST, depth: int = 0) -> Optiona
         elif isinstance(func, ast.Attribute):
             work.append((func.value, (func.attr,) + methods))  # `dataset.map(f)`: made from its receiver
         else:
+            # `dataset_cls = streams.JsonlTokens; dataset_cls(...)`: a call of the classes the name is bound to
+            classes = _bound_classes(facts, model, func, depth)
+            if classes is None:
+                return None
+            out.update((kind, name, inner + methods) for kind, name, inner in classes)
+    return tuple(sorted(out)) if out else None
+
+
+def _bound_classes(facts: ScriptFacts, model, func: ast.Name, depth: int) -> Optional[tuple]:
+    """The makers (as dataset_makers gives them) of a call of a name bound to class references (every
+    binding): `cls = streams.JsonlTokens`, `cls = Packed if packed else Plain`, a function of this module
+    (`build = make_dataset`), or `getattr(streams, fmt)` of an imported project module (kind "module":
+    any class that module defines, with the name as written) or of a literal name (`streams.JsonlTokens`).
+    None when some binding is anything else."""
+    values = model.values_of(func)
+    if not values or any(v is func for v in values):
+        return None  # a parameter, a builtin, a name bound nowhere it can be told
+    out: set = set()
+    values = list(values)
+    for value in values:
+        if isinstance(value, ast.IfExp) and len(values) < _MAKERS_LIMIT:
+            values.extend((value.body, value.orelse))  # `Packed if packed else Plain`: either
+            continue
+        if isinstance(value, ast.Call):
+            found = _getattr_of_module(model, value)
+            if found is None:
+                return None
+            out.add(found)
+            continue
+        if not isinstance(value, (ast.Name, ast.Attribute)):
+            return None
+        qualname = model.resolve(value)
+        root = root_name(value)
+        binding = model.binding_of(root) if root is not None else None
+        if qualname is not None and is_library(qualname):
+            out.add(("library", qualname, ()))
+        elif qualname is not None or binding is not None and binding.kind == "class" and value is root:
+            out.add(("project", dotted(value) or "", ()))
+        elif binding is not None and binding.kind == "def" and value is root and depth < 3:
+            returned = _function_makers(facts, binding.node, depth + 1)
+            if returned is None:
+                return None
+            out.update(returned)
+        else:
             return None
     return tuple(sorted(out)) if out else None
+
+
+def _getattr_of_module(model, call: ast.Call) -> Optional[tuple]:
+    """`getattr(streams, fmt)` (the builtin, two arguments) of a name imported from the project: the maker
+    ("module", "streams", ()) (any class the module defines: made_iterable asks the module), or for a
+    literal attribute `getattr(streams, "JsonlTokens")` the class ("project", "streams.JsonlTokens", ())."""
+    func = call.func
+    if not (isinstance(func, ast.Name) and func.id == "getattr" and len(call.args) == 2 and not call.keywords
+            and not model.reaching("getattr", func)):
+        return None
+    owner, attribute = call.args
+    if not isinstance(owner, (ast.Name, ast.Attribute)) or isinstance(attribute, ast.Starred):
+        return None
+    qualname = model.resolve(owner)
+    written = dotted(owner)
+    if qualname is None or is_library(qualname) or written is None:
+        return None  # not an imported project name (a module: the project phase checks it is one)
+    if isinstance(attribute, ast.Constant):
+        return ("project", f"{written}.{attribute.value}", ()) if isinstance(attribute.value, str) else None
+    return ("module", written, ())
 
 
 def _function_makers(facts: ScriptFacts, function: ast.AST, depth: int) -> Optional[tuple]:
@@ -461,6 +531,41 @@ def dataset_factories(facts: ScriptFacts) -> dict:
     return out
 
 
+@summary_extractor("module_classes")
+def module_classes(facts: ScriptFacts) -> Optional[tuple]:
+    """(the names of the classes the module defines at its top level and of those it imports from project
+    modules (`from .base import Stream`), whether `getattr(module, name)` may give something else that could
+    make a dataset: a public function, a `*` import, a public alias of what is not one of those classes),
+    for a module that defines a class; None otherwise. `getattr(streams, fmt)(...)` of
+    it makes an instance of one of those classes when nothing else may be picked (made_iterable, the
+    "module" maker). Names imported from libraries (`IterableDataset`, `json`) are left out."""
+    if not facts.classes:
+        return None
+    classes: list = []
+    aliases: list = []
+    other = False
+    todo = list(facts.tree.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, ast.ClassDef):
+            classes.append(node.name)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            other = other or not node.name.startswith("_")
+        elif isinstance(node, ast.ImportFrom) and (node.level or not is_library(node.module or "")):
+            other = other or any(a.name == "*" for a in node.names)
+            classes.extend(a.asname or a.name for a in node.names)  # (each must be an iterable dataset class)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node.value, (ast.Name, ast.Attribute)) and any(
+                    not isinstance(t, ast.Name) or not t.id.startswith("_") for t in targets):
+                aliases.append(dotted(node.value) or "")
+        elif isinstance(node, (ast.If, ast.Try)):
+            todo.extend(node.body + node.orelse + getattr(node, "finalbody", [])
+                        + [s for h in getattr(node, "handlers", []) for s in h.body])
+    other = other or any(alias not in classes for alias in aliases)
+    return (tuple(classes), other) if classes else None
+
+
 def _may_make(value: ast.AST) -> bool:
     """Can a returned value be a dataset instance: a call, a name or attribute (bound to one), a tuple?"""
     return isinstance(value, (ast.Call, ast.Name, ast.Attribute, ast.IfExp))
@@ -489,9 +594,9 @@ def local_made_iterable(facts: ScriptFacts, makers: tuple) -> Optional[bool]:
             if not iterable_base(name):
                 return False
             continue
-        klass = facts.classes.get(name)
+        klass = facts.classes.get(name) if kind == "project" else None
         if klass is None:
-            verdict = None  # imported: the project phase (made_iterable) decides
+            verdict = None  # imported (a class, a function, a module's classes): the project phase (made_iterable) decides
             continue
         iterable, defined, unknown = _local_lineage(facts, klass)
         if set(methods) & (defined | _DATAPIPE_OWN_METHODS):
@@ -536,6 +641,13 @@ def made_iterable(project: "Project", path: str, makers: tuple, depth: int = 0) 
     for kind, name, methods in makers:
         if kind == "library":
             if not iterable_base(name):
+                return False
+            continue
+        if kind == "module":  # `getattr(streams, fmt)(...)`: any class of that module, each an iterable dataset
+            module = project.program.module_of(path, name) if path in project.program.modules else None
+            entry = _extra(project, module, "module_classes") if module is not None else None
+            if not entry or entry[1] or depth >= 4 or not all(
+                    made_iterable(project, module, (("project", klass, methods),), depth + 1) for klass in entry[0]):
                 return False
             continue
         found = _class_ref(project, path, name, 0)
