@@ -5,8 +5,11 @@
   `if not is_master: return`), or None when every rank may.
 - `under_main_guard(ctx)`: inside `if __name__ == "__main__":`.
 - `grad_disabled_at(facts, ctx)`: autograd is off there (`with torch.no_grad()`, `set_grad_enabled(False)`,
-  a bound context manager, a decorated function); `autograd_off(facts, node)`: that, or every call
-  of the function `node` is in is such a place.
+  a bound context manager, a decorated function, a project decorator or `@contextmanager` that turns
+  it off: `grad_off_decorator`, `grad_off_context`); `autograd_off(facts, node)`: that, or every call
+  of the function `node` is in is such a place. With `assumed`, a decorator or context manager
+  imported from the project counts as turning autograd off, and the project phase decides
+  (FunctionSummary.grad_off_decorator / grad_off_context).
 - `exclusive(a, b)`: two places in different branches of one `if` (never both run).
 - `runs_before(a, b)`: `a` runs before `b` (same scope, earlier; or `__init__`/`setup` before the
   other methods of its class).
@@ -833,11 +836,27 @@ def under_main_guard(ctx: Context) -> bool:
 _NO_GRAD = ("no_grad", "inference_mode")
 
 
-def grad_disabled_at(facts: ScriptFacts, ctx: Context) -> bool:
+def grad_disabled_at(facts: ScriptFacts, ctx: Context, assumed: Optional[set] = None) -> bool:
     """Autograd is off at a place: inside `with torch.no_grad()`/`inference_mode()` or
     `with torch.set_grad_enabled(False)`, a `with` of a name bound to one of them
     (`ctx = torch.inference_mode()`), or in a function decorated with one of them or with a
-    decorator of this module named like them (YOLOv5's `@smart_inference_mode()`)."""
+    decorator of this module named like them (YOLOv5's `@smart_inference_mode()`); inside `with
+    frozen():` of a `@contextmanager` of this module that turns autograd off before its yield
+    (`grad_off_context`), or in a function decorated with a decorator of this module that calls it
+    under one (`grad_off_decorator`). With `assumed`, when none of these holds, a decorator or
+    context manager imported from the project counts as well: its (local name, "decorator" |
+    "context") is added there, for the project phase to decide (`grad_off_helper`)."""
+    if _grad_disabled_here(facts, ctx):
+        return True
+    if assumed is None:
+        return False
+    imported = _imported_grad_helper(facts, ctx)
+    if imported is not None:
+        assumed.add(imported)
+    return imported is not None
+
+
+def _grad_disabled_here(facts: ScriptFacts, ctx: Context) -> bool:
     for with_node in ctx.withs:
         for item in with_node.items:
             expr = item.context_expr
@@ -855,7 +874,12 @@ def grad_disabled_at(facts: ScriptFacts, ctx: Context) -> bool:
     from .bindings import semantic_model
 
     model = semantic_model(facts)
-    return any(_turns_grad_off(model, expr) for expr in (*managers, *decorators))
+    if any(_turns_grad_off(model, expr) for expr in (*managers, *decorators)):
+        return True
+    helpers = grad_off_defs(facts)
+    return bool(helpers) and (any(_local_helper(model, facts, m, helpers) == "context" for m in managers) or any(
+        _local_helper(model, facts, d, helpers) == ("context" if isinstance(d, ast.Call) else "decorator")
+        for d in decorators))
 
 
 def _turns_grad_off(model, expr: ast.AST) -> bool:
@@ -879,26 +903,222 @@ def _turns_grad_off(model, expr: ast.AST) -> bool:
             and literal(expr.args[0]) is False)
 
 
-def autograd_off(facts: ScriptFacts, node: ast.AST) -> bool:
+def autograd_off(facts: ScriptFacts, node: ast.AST, assumed: Optional[set] = None) -> bool:
     """Autograd is off where `node` runs: `grad_disabled_at` its place, or it is in a def whose
     every call in this module is such a place (an evaluation helper called only under
     `torch.no_grad()`), through up to four levels of helpers. A def no call of this module
-    reaches is not off. True for a node the facts do not index (nothing to judge there)."""
-    return _autograd_off(facts, node, 0)
+    reaches is not off. True for a node the facts do not index (nothing to judge there).
+    With `assumed` (an empty set), True may rest on project decorators and context managers
+    of other modules turning autograd off: those are added there (see `grad_disabled_at`)."""
+    return _autograd_off(facts, node, 0, assumed)
 
 
-def _autograd_off(facts: ScriptFacts, node: ast.AST, depth: int) -> bool:
+def _autograd_off(facts: ScriptFacts, node: ast.AST, depth: int, assumed: Optional[set] = None) -> bool:
     from .bindings import semantic_model
     from .objects import calls_of
 
     ctx = facts.context_of(node)
-    if ctx is None or grad_disabled_at(facts, ctx) or facts.derived("grad_off_for_the_script", _grad_off_for_the_script):
+    if ctx is None or grad_disabled_at(facts, ctx, assumed) or facts.derived(
+            "grad_off_for_the_script", _grad_off_for_the_script):
         return True
     function = ctx.function
     if depth >= 4 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     calls = calls_of(semantic_model(facts), function)
-    return bool(calls) and all(_autograd_off(facts, call, depth + 1) for call, _ in calls)
+    return bool(calls) and all(_autograd_off(facts, call, depth + 1, assumed) for call, _ in calls)
+
+
+# -- project decorators and context managers that turn autograd off -------------------------------
+
+_GRAD_WORDS = ("no_grad", "inference_mode", "set_grad_enabled")
+
+
+def grad_off_defs(facts: ScriptFacts) -> dict:
+    """id(def) -> "decorator" | "context" for the module-level defs of this module that turn autograd
+    off around what they run (`grad_off_decorator`, `grad_off_context`); built once per module."""
+    return facts.derived("grad_off_defs", _grad_off_defs)
+
+
+def _grad_off_defs(facts: ScriptFacts) -> dict:
+    if not any(word in facts.text for word in _GRAD_WORDS):
+        return {}
+    from .bindings import semantic_model
+
+    model = semantic_model(facts)
+    found = {}
+    for name, function in facts.functions.items():
+        if "." in name:
+            continue  # (a method: `self.frozen()` is not followed)
+        kind = grad_off_kind(model, function)
+        if kind:
+            found[id(function)] = kind
+    return found
+
+
+def grad_off_kind(model, function: ast.AST) -> str:
+    """"decorator" when `grad_off_decorator(function)`, "context" when `grad_off_context(function)`, else ""."""
+    if grad_off_decorator(model, function):
+        return "decorator"
+    return "context" if grad_off_context(model, function) else ""
+
+
+def _local_helper(model, facts: ScriptFacts, expr: ast.AST, helpers: dict) -> str:
+    """The kind in `helpers` of the def of this module that `expr` (`frozen()`, `no_autograd`) is, or names, or ""."""
+    name = expr.func if isinstance(expr, ast.Call) else expr
+    if not isinstance(name, ast.Name):
+        return ""
+    function = facts.functions.get(name.id)
+    bindings = model.reaching(name.id, name)
+    if function is None or len(bindings) != 1 or bindings[0].node is not function:
+        return ""
+    return helpers.get(id(function), "")
+
+
+def _imported_grad_helper(facts: ScriptFacts, ctx: Context) -> Optional[tuple]:
+    """(local name, "context" | "decorator") of the first `with helper():` around the place, or
+    decorator of its function (`@no_autograd`; `@frozen()` is a context manager used as one), that
+    is a name imported from the project (not a library's)."""
+    from ..sources.names import dotted, is_library
+
+    decorators = getattr(ctx.function, "decorator_list", ())
+    candidates = [(item.context_expr, "context") for w in ctx.withs for item in w.items
+                  if isinstance(item.context_expr, ast.Call)]
+    candidates += [(d, "context" if isinstance(d, ast.Call) else "decorator") for d in decorators]
+    for expr, kind in candidates:
+        name = expr.func if isinstance(expr, ast.Call) else expr
+        resolved = facts.resolve(name) if isinstance(name, (ast.Name, ast.Attribute)) else None
+        local = dotted(name)
+        if resolved and local and not is_library(resolved):
+            return local, kind
+    return None
+
+
+def grad_off_decorator(model, function: ast.AST) -> bool:
+    """A decorator that runs what it decorates with autograd off: `def no_autograd(fn):` of one
+    parameter, whose every `return` (at least its last statement) gives a def nested in it
+    (`wrapper`, with `functools.wraps(fn)` or not) that calls `fn`, every use of `fn` in it being such
+    a call inside a `with` that turns autograd off (`torch.inference_mode()`, `no_grad()`,
+    `set_grad_enabled(False)`), and nothing in it turning autograd back on."""
+    if not isinstance(function, ast.FunctionDef) or not function.body or not isinstance(function.body[-1], ast.Return):
+        return False
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    if len(positional) != 1 or args.vararg or args.kwarg or args.kwonlyargs:
+        return False
+    wrapped = positional[0].arg
+    inner = {s.name: s for s in function.body if isinstance(s, ast.FunctionDef)}
+    returns = [n for n in _own_nodes(function) if isinstance(n, ast.Return)]
+    names = {r.value.id for r in returns if isinstance(r.value, ast.Name)}
+    if len(names) != 1 or len(returns) != sum(isinstance(r.value, ast.Name) for r in returns):
+        return False
+    wrapper = inner.get(names.pop())
+    if wrapper is None or any(isinstance(s, ast.FunctionDef) and s.name == wrapper.name and s is not wrapper
+                              for s in function.body):
+        return False
+    uses = _GradOffUses(model, wrapped)
+    for stmt in wrapper.body:
+        uses.visit(stmt, False)
+    return uses.calls > 0 and uses.ok
+
+
+class _GradOffUses:
+    """Counts the calls of `name` under a grad-off `with` in a def's body; `ok` turns False at any other
+    use of `name`, at a use inside a nested def or lambda, or at a call that turns autograd on."""
+
+    def __init__(self, model, name: str):
+        self.model, self.name, self.calls, self.ok = model, name, 0, True
+
+    def visit(self, node: ast.AST, off: bool) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            if any(isinstance(n, ast.Name) and n.id == self.name for n in ast.walk(node)):
+                self.ok = False
+            return
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.visit(item, off)
+            inside = off or any(_turns_grad_off(self.model, item.context_expr) for item in node.items)
+            for stmt in node.body:
+                self.visit(stmt, inside)
+            return
+        if isinstance(node, ast.Call):
+            if _turns_grad_on(self.model, node):
+                self.ok = False
+            if isinstance(node.func, ast.Name) and node.func.id == self.name:
+                if off:
+                    self.calls += 1
+                else:
+                    self.ok = False
+                for child in (*node.args, *node.keywords):
+                    self.visit(child, off)
+                return
+        if isinstance(node, ast.Name) and node.id == self.name:
+            self.ok = False  # (handed on, rebound, or called outside the grad-off block)
+            return
+        for child in ast.iter_child_nodes(node):
+            self.visit(child, off)
+
+
+def _turns_grad_on(model, call: ast.Call) -> bool:
+    """A call that may turn autograd on: `enable_grad()`, `set_grad_enabled(...)` of anything but False."""
+    from .objects import callee_name
+
+    name = callee_name(model, call)
+    if name.endswith("enable_grad"):
+        return True
+    return name.endswith("set_grad_enabled") and not (call.args and literal(call.args[0]) is False)
+
+
+def _own_nodes(function: ast.AST):
+    """The nodes of a def's body, not those of a def, lambda or class nested in it."""
+    todo = list(getattr(function, "body", ()))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def grad_off_context(model, function: ast.AST) -> bool:
+    """A `@contextlib.contextmanager` whose `with` body runs with autograd off: one `yield` (no
+    `yield from`), reached only through `try` bodies and `with` blocks (no branch or loop), with
+    autograd turned off on the way to it (a `torch.set_grad_enabled(False)` statement, or a `with
+    torch.no_grad():` around it) and not turned on again after that (what it restores after the
+    yield does not matter)."""
+    from .objects import callee_name
+
+    if not isinstance(function, ast.FunctionDef) or not any(
+            callee_name(model, d) == "contextlib.contextmanager" for d in function.decorator_list):
+        return False
+    yields = [n for n in _own_nodes(function) if isinstance(n, (ast.Yield, ast.YieldFrom))]
+    if len(yields) != 1 or not isinstance(yields[0], ast.Yield):
+        return False
+    at = (yields[0].lineno, yields[0].col_offset)
+    block, off = function.body, False
+    while True:
+        hit = _holding(block, at)
+        if hit is None:
+            return False
+        index, stmt = hit
+        for before in block[:index]:
+            if (isinstance(before, ast.Expr) and isinstance(before.value, ast.Call)
+                    and callee_name(model, before.value).endswith("set_grad_enabled")
+                    and before.value.args and literal(before.value.args[0]) is False):
+                off = True
+            elif any(isinstance(n, ast.Call) and _turns_grad_on(model, n) for n in ast.walk(before)):
+                off = False
+        if isinstance(stmt, (ast.Expr, ast.Assign)) and stmt.value is yields[0]:
+            return off
+        if isinstance(stmt, ast.Try) and _holding(stmt.body, at) is not None:
+            block = stmt.body
+        elif isinstance(stmt, ast.With) and _holding(stmt.body, at) is not None:
+            if any(_turns_grad_off(model, item.context_expr) for item in stmt.items):
+                off = True
+            elif any(isinstance(n, ast.Call) and _turns_grad_on(model, n) for item in stmt.items
+                     for n in ast.walk(item.context_expr)):
+                off = False
+            block = stmt.body
+        else:
+            return False
 
 
 def _grad_off_for_the_script(facts: ScriptFacts) -> bool:

@@ -35,6 +35,7 @@ from .dataset_shards import split_per_rank
 from .engine_params import engine_bypasses
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
 from .helper_setups import ACCELERATORS, deepspeed_args_param, returned_plugin
+from .conditions import grad_off_defs
 from .program_effects import function_effects, returns_made_up
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from .set_epoch_params import set_epoch_params
@@ -164,6 +165,11 @@ class FunctionSummary:
     # every `return` gives data made up from a shape (`np.random.RandomState(0).rand(*shape)` as a
     # FloatTensor, constants; program_effects.returns_made_up): its caller's forward of it is a smoke test
     returns_made_up: bool = False
+    # a decorator whose wrapper calls the function it wraps inside `with torch.inference_mode():` (no_grad,
+    # set_grad_enabled(False)); a `@contextmanager` that turns autograd off before its one yield
+    # (conditions.grad_off_decorator / grad_off_context): what runs under it runs with autograd off
+    grad_off_decorator: bool = False
+    grad_off_context: bool = False
     # the process rank it returns: ((None, kind),) when every return gives it, ((i, kind), ...) for
     # the elements of the tuples it returns; kind "global" or "local" (`returned_ranks`)
     returns_rank: tuple = ()
@@ -898,6 +904,12 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                     stmt.body[-1], ast.Return) and returns_made_up(
                     summariser.model, stmt, facts.functions):
                 exports.functions[stmt.name].returns_made_up = True
+    grad_off = grad_off_defs(facts)
+    for stmt in tree.body if grad_off else ():
+        kind = grad_off.get(id(stmt)) if isinstance(stmt, ast.FunctionDef) else None
+        summary = exports.functions.get(stmt.name) if kind else None
+        if summary is not None and facts.functions.get(stmt.name) is stmt:
+            summary.grad_off_decorator, summary.grad_off_context = kind == "decorator", kind == "context"
     exports.calls_set_epoch = bool(facts.method_calls("set_epoch"))
     exports.takes_gradients = "grad" in facts.text and bool(facts.calls_to(*GRADIENT_CALLS))
     exports.starts_processes = any(word in facts.text for word in _PROCESS_WORDS) and _starts_processes(facts)
@@ -1145,7 +1157,7 @@ def _says_something(function: FunctionSummary) -> bool:
                 or function.set_device_row or function.sets_num_threads or function.spawns
                 or function.starts_group or function.returns_trainer or function.deepspeed_args
                 or function.returns_plugin or function.returns_rank or function.returns_strategy
-                or function.returns_made_up)
+                or function.returns_made_up or function.grad_off_decorator or function.grad_off_context)
 
 
 def _is_torch_optimizer(qualname: Optional[str]) -> bool:

@@ -484,3 +484,16 @@ class _MadeUp:
             receiver = self.model.value_of(func.value)
             return isinstance(receiver, ast.Call) and (self.model.resolve(receiver.func) or "").startswith("numpy.random.")
         return False
+
+
+# -- grad-off helpers of other modules ---------------------------------------------------------------
+
+def grad_off_helper(program, importer: str, local: str, kind: str) -> bool:
+    """Is the project function a call of `local` in `importer` runs (not a class) a decorator that runs
+    what it wraps with autograd off (`kind` "decorator"), or a `@contextmanager` whose `with` body runs
+    with autograd off (`kind` "context")? FunctionSummary.grad_off_decorator / grad_off_context."""
+    found = program.function_called(importer, local)
+    if found is None or found[0].klass is not None:
+        return False
+    summary = found[1]
+    return summary.grad_off_decorator if kind == "decorator" else kind == "context" and summary.grad_off_context

@@ -3,7 +3,8 @@
 The model rules ask two questions of the facts layer: *which object* a model expression is
 (`facts.objects.object_of`: through bindings, `self.x` set in `__init__`, `.to()`/`.eval()` chains
 and DDP's `.module`), and *whether autograd is off* where it runs (`facts.conditions.autograd_off`:
-`grad_disabled_at`, and the callers of a helper in the same module).
+`grad_disabled_at`, and the callers of a helper in the same module; a project decorator or context
+manager of another module that turns it off is the project phase's to decide: `grad-off-helpers`).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..facts.cuda import DDP, FSDP
 from ..facts.program_callers import callers_with_grad
 from ..facts.objects import (SAME_OBJECT_METHODS, callee_name, class_lineage, module_name_at, object_of,
                              object_with_arguments, passed_on, self_class)
-from ..facts.program_effects import local_callee, made_up
+from ..facts.program_effects import grad_off_helper, local_callee, made_up
 from ..facts.script import CallSite, ScriptFacts, iterated_expression
 from ..facts.values import argparse_defaults, constant
 from ..fixes import codemod_fixer, make_fix, node_at
@@ -171,8 +172,11 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
         return None
     if any(_method_of(model, c, ("train",), key) for c in calls) and not _train_only_at_the_end(model, function, key):
         return None
-    forwards, helpers = _real_forwards(model, facts, [c for c in calls if _runs(model, c, key) and not autograd_off(
-        facts, c) and not _frozen_around(model, facts, c, key)], function)
+    on, off_if = _grad_on(facts, [c for c in calls if _runs(model, c, key) and not _frozen_around(model, facts, c, key)])
+    forwards, helpers = _real_forwards(model, facts, on, function)
+    if not forwards and off_if:
+        forwards, helpers = _real_forwards(model, facts, list(off_if), function)
+    grad_helpers = () if on and forwards and forwards[0] in on else tuple(sorted(set().union(*off_if.values())))
     if not forwards or passed_on(model, function):
         return None
     torch_name = module_name_at(model, "torch", function)
@@ -185,8 +189,36 @@ def _check_eval_function(ctx: PythonContext, model: SemanticModel, function: ast
         isinstance(n, ast.Name) and n.id == function.name for n in ast.walk(facts.tree))
     return Report(forwards[0], f"{short(function.name, 24)}() evaluates {short(ast.unparse(target), 24)} with autograd "
                   "on, so every forward keeps its activations; run it under torch.no_grad()", fix=fix,
-                  needs=_made_up_by(helpers, ("eval-helper-callers", (("name", function.name),)) if only_elsewhere
-                                    else _NO_GRADIENTS))
+                  needs=_off_by(grad_helpers, _made_up_by(helpers, ("eval-helper-callers", (("name", function.name),))
+                                                          if only_elsewhere else _NO_GRADIENTS)))
+
+
+def _grad_on(facts: ScriptFacts, forwards: list) -> tuple:
+    """(the forwards that run with autograd on, {forward: {(local name, kind), ...}} for those that run with it
+    off only if project decorators or context managers of other modules turn it off: `autograd_off`'s `assumed`)."""
+    on, off_if = [], {}
+    for call in forwards:
+        assumed: set = set()
+        if not autograd_off(facts, call, assumed):
+            on.append(call)
+        elif assumed:
+            off_if[call] = assumed
+    return on, off_if
+
+
+def _off_by(helpers: tuple, then: Optional[tuple]) -> Optional[tuple]:
+    return ("grad-off-helpers", (("helpers", helpers), ("then", then))) if helpers else then
+
+
+@decider("grad-off-helpers")
+def _decide_grad_off_helpers(finding, project, params):
+    """Drop the finding when every project decorator or context manager of another module that its forwards
+    run under turns autograd off (`@no_autograd` whose wrapper runs the method under inference_mode, `with
+    frozen():` that calls set_grad_enabled(False) before its yield); else the decision it needed besides."""
+    if all(grad_off_helper(project.program, finding.path, local, kind) for local, kind in params["helpers"]):
+        return None
+    then = params["then"]
+    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
 
 
 @decider("eval-helper-callers")
@@ -354,13 +386,16 @@ def _check_module_level(ctx: PythonContext, model: SemanticModel, _, target) -> 
         return None
     if any(_method_of(model, site.node, ("train",), key) for site in facts.calls):
         return None
-    forwards, helpers = _real_forwards(model, facts, [s.node for s in facts.calls if s.ctx.function is None and _runs(
-        model, s.node, key) and not autograd_off(facts, s.node)], None)
+    on, off_if = _grad_on(facts, [s.node for s in facts.calls if s.ctx.function is None and _runs(model, s.node, key)])
+    forwards, helpers = _real_forwards(model, facts, on, None)
+    if not forwards and off_if:
+        forwards, helpers = _real_forwards(model, facts, list(off_if), None)
+    grad_helpers = () if on and forwards and forwards[0] in on else tuple(sorted(set().union(*off_if.values())))
     if not forwards:
         return None
     return Report(forwards[0], f"the script runs {short(ast.unparse(target), 24)} in eval mode with autograd on, so "
                   "every forward keeps its activations; wrap it in `with torch.inference_mode():`",
-                  needs=_made_up_by(helpers, _NO_GRADIENTS))
+                  needs=_off_by(grad_helpers, _made_up_by(helpers, _NO_GRADIENTS)))
 
 
 def _wants_grad(model: SemanticModel, function: ast.AST, calls: list[ast.Call]) -> bool:
@@ -533,31 +568,45 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
     model = semantic_model(facts)
     steps = _training_step_calls(facts)
     evals = _eval_modes(facts, model) if steps else {}  # (no training step: nothing to report, nothing to look up)
-    decided = set()
+    decided, off_if = set(), {}  # (off_if: model -> [first site, target, before, what turns autograd off there])
     for site in steps if evals else ():
         target = _frozen_method_target(site.node) or _forward_target(site.node)
         key = object_of(model, target) if target is not None else None
         if key not in evals or key in decided:
             continue
         before = [e for e in evals[key] if e.ctx.function is None or runs_before(e.node, e.ctx, site.node, site.ctx)]
-        if not before or autograd_off(facts, site.node):
+        assumed: set = set()
+        if not before or autograd_off(facts, site.node, assumed):
+            if before and assumed:  # (off if another module's decorator or context manager turns it off)
+                off_if.setdefault(key, [site, target, before, set()])[3].update(assumed)
             continue
         decided.add(key)
-        if _may_train(facts, model, key, target) or not _runs_another_model(facts, model, site, key):
-            continue
-        name, eval_call = ast.unparse(target), before[0].node
-        span = facts.lines.span_of_node(eval_call)
-        if not (isinstance(eval_call.func, ast.Attribute) and eval_call.func.attr == "eval"):
-            yield Report(site.node, f"{short(name, 24)} comes in eval mode from from_pretrained (line {eval_call.lineno}), "
-                         f"yet {short(site.ctx.function.name, 24)}() records its graph; freeze it (.requires_grad_(False)) "
-                         "or call it under torch.no_grad()")
-            continue
-        yield Report(site.node, f"{short(name, 24)} is only in eval mode (line {eval_call.lineno}), yet "
-                     f"{short(site.ctx.function.name, 24)}() records its graph; freeze it (.requires_grad_(False)) "
-                     "or call it under torch.no_grad()",
-                     fix=make_fix("freeze-eval-model", f"Freeze {short(name, 40)}: .eval().requires_grad_(False)",
-                                  Applicability.UNSAFE, row=span.start.row, column=span.start.column,
-                                  end_row=span.end.row, end_column=span.end.column))
+        report = _frozen_model_report(facts, model, site, key, target, before)
+        if report is not None:
+            yield report
+    for key, (site, target, before, assumed) in off_if.items():
+        report = None if key in decided else _frozen_model_report(facts, model, site, key, target, before)
+        if report is not None:
+            report.needs = _off_by(tuple(sorted(assumed)), None)
+            yield report
+
+
+def _frozen_model_report(facts: ScriptFacts, model: SemanticModel, site: CallSite, key, target,
+                         before: list) -> Optional[Report]:
+    if _may_train(facts, model, key, target) or not _runs_another_model(facts, model, site, key):
+        return None
+    name, eval_call = ast.unparse(target), before[0].node
+    span = facts.lines.span_of_node(eval_call)
+    if not (isinstance(eval_call.func, ast.Attribute) and eval_call.func.attr == "eval"):
+        return Report(site.node, f"{short(name, 24)} comes in eval mode from from_pretrained (line {eval_call.lineno}), "
+                      f"yet {short(site.ctx.function.name, 24)}() records its graph; freeze it (.requires_grad_(False)) "
+                      "or call it under torch.no_grad()")
+    return Report(site.node, f"{short(name, 24)} is only in eval mode (line {eval_call.lineno}), yet "
+                  f"{short(site.ctx.function.name, 24)}() records its graph; freeze it (.requires_grad_(False)) "
+                  "or call it under torch.no_grad()",
+                  fix=make_fix("freeze-eval-model", f"Freeze {short(name, 40)}: .eval().requires_grad_(False)",
+                               Applicability.UNSAFE, row=span.start.row, column=span.start.column,
+                               end_row=span.end.row, end_column=span.end.column))
 
 
 # A frozen autoencoder's or encoder's own entry points (diffusers' AutoencoderKL.encode/decode, CLIP's
