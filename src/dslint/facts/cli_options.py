@@ -48,13 +48,14 @@ def parsed_options(facts: ScriptFacts) -> Optional[ParsedOptions]:
     if not facts.method_calls("parse_args") or facts.method_calls("parse_known_args") or \
             facts.method_calls("parse_known_intermixed_args"):
         return None
-    model = semantic_model(facts)
     sites = facts.method_calls("parse_args")
-    parsers = {id(p): p for p in (_parser_of(model, s.node.func.value) for s in sites
-                                  if isinstance(s.node.func, ast.Attribute)) if p is not None}
-    if len(parsers) != 1 or len(sites) != 1 or not _own_argv(sites[0].node):
+    if len(sites) != 1 or not isinstance(sites[0].node.func, ast.Attribute) or not _own_argv(sites[0].node):
         return None
-    bindings, made, options = next(iter(parsers.values()))
+    model = semantic_model(facts)
+    parser = _parser_of(model, sites[0].node.func.value)
+    if parser is None:
+        return None
+    bindings, made, options = parser
     keywords = {k.arg: k.value for k in made.keywords}
     if None in keywords or "parents" in keywords or "prefix_chars" in keywords or made.args[2:]:
         return None
@@ -130,9 +131,7 @@ def _use(model, use: ast.Name) -> Optional[list]:
         if (model.resolve(attribute.func) or "") in _ADDED_BY:
             return list(_ADDED_BY[model.resolve(attribute.func)])
         return None
-    if isinstance(attribute, ast.Assign):
-        return None  # (bound again: another name to follow)
-    return None
+    return None  # (stored, returned, bound again: its options are out of sight)
 
 
 def _own_argv(call: ast.Call) -> bool:

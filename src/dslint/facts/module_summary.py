@@ -897,7 +897,8 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
                     if summary is not None and isinstance(method, ast.FunctionDef) and _RANK_WORDS.search(
                             facts.text, lines.offset_from_ast(method.lineno, 0),
                             lines.offset_from_ast(method.end_lineno, method.end_col_offset)):
-                        summary.returns_rank = returned_field_ranks(summariser.model, method)
+                        summary.returns_rank = returned_field_ranks(summariser.model, method,
+                                                                   summariser.inside(method)[2])
     if any(word in facts.text for word in _MADE_UP_WORDS):
         for stmt in tree.body:
             if isinstance(stmt, ast.FunctionDef) and facts.functions.get(stmt.name) is stmt and isinstance(
@@ -969,9 +970,10 @@ def returned_ranks(model, function: ast.FunctionDef, returns: list) -> tuple:
     return tuple(out) if out and not _bare_return_or_yield(function) else ()
 
 
-def returned_field_ranks(model, method: ast.FunctionDef) -> tuple:
+def returned_field_ranks(model, method: ast.FunctionDef, returns: list) -> tuple:
     """FunctionSummary.returns_rank of a classmethod whose every return builds its dataclass with the
-    rank as a field (`return cls(rank=int(os.environ["RANK"]), ...)`): (field, kind) pairs."""
+    rank as a field (`return cls(rank=int(os.environ["RANK"]), ...)`): (field, kind) pairs.
+    `returns`: its own `return <value>` statements."""
     from .values import built_field
 
     if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in method.decorator_list) or not (
@@ -979,7 +981,7 @@ def returned_field_ranks(model, method: ast.FunctionDef) -> tuple:
         return ()
     args = method.args.posonlyargs + method.args.args
     own = args[0].arg if args else None
-    calls = [model.value_of(ret.value) for ret in own_returns_of(method) if ret.value is not None]
+    calls = [model.value_of(ret.value) for ret in returns]
     if not calls or not all(isinstance(c, ast.Call) for c in calls):
         return ()
     out = []
@@ -989,18 +991,6 @@ def returned_field_ranks(model, method: ast.FunctionDef) -> tuple:
         if len(kinds) == 1 and (kind := kinds.pop()) in ("global", "local"):
             out.append((field_name, kind))
     return tuple(sorted(out))
-
-
-def own_returns_of(function: ast.AST) -> list:
-    """The `return` statements of `function` itself (not of a def or class nested in it)."""
-    out, todo = [], list(function.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Return):
-            out.append(node)
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.expr)):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _bare_return_or_yield(function: ast.AST) -> bool:
