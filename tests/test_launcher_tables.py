@@ -43,8 +43,22 @@ def test_option_table_equals_the_launchers_parser(name):
     parser = _parser(name)
     assert getattr(launch_flags, name) == gen.option_table(parser)
     spec = LAUNCHERS[ARGPARSE[name][0]]
-    assert spec.options is getattr(launch_flags, name)
+    assert spec.options is getattr(launch_flags, name + "_ANY_VERSION", getattr(launch_flags, name))
     assert spec.allow_abbrev == parser.allow_abbrev
+
+
+def test_retired_accelerate_options_are_ones_the_installed_accelerate_lacks():
+    parser = _parser("ACCELERATE")
+    assert not set(launch_flags.ACCELERATE_RETIRED) & set(gen.option_table(parser))
+    assert launch_flags.ACCELERATE_ANY_VERSION.items() >= launch_flags.ACCELERATE.items()
+
+
+def test_a_line_written_for_an_older_accelerate_keeps_its_script_and_count():
+    line = "accelerate launch --fp8_opt_level O2 --num_processes 4 train.py --lr 1\n"
+    (command,) = parse_launch_file(line).commands
+    assert command.script == "train.py"
+    assert [a.value for a in command.script_args] == ["--lr", "1"]
+    assert command.launcher("accelerate").options["num_processes"].value == "4"
 
 
 def test_deepspeed_table_has_no_elastic_options_and_accelerate_has_checkpointing_offload():

@@ -95,7 +95,7 @@ LAUNCHERS: Mapping[str, LauncherSpec] = MappingProxyType({spec.kind: spec for sp
         "accelerate", (("accelerate", "launch"), ("accelerate-launch",)), ("accelerate.commands.launch",),
         starts_ranks=True, per_node=True, omp_default=OMP_THREADS_OPTION, port_options=("main_process_port",),
         config_options=("config_file",), count=ProcessCount(total="num_processes", nodes="num_machines"),
-        options=flags.ACCELERATE, parser="argparse", allow_abbrev=False),
+        options=flags.ACCELERATE_ANY_VERSION, parser="argparse", allow_abbrev=False),
     # lightning/fabric/cli.py: --devices default "1", --num-nodes default 1, --main-port 29400.
     LauncherSpec(
         "lightning", (("fabric", "run"), ("lightning", "run", "model")), ("lightning.fabric.cli", "lightning_fabric.cli"),

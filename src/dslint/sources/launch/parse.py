@@ -1379,7 +1379,7 @@ def _parse_accelerate(command: LaunchCommand, args: list[ShellArg], i: int, word
     last = i if _program_name(args[i]) == "accelerate-launch" else i + 1
     if words:
         last = i + words - 1
-    options, j = parse_argparse(args, last + 1, flags.ACCELERATE, allow_abbrev=False,
+    options, j = parse_argparse(args, last + 1, flags.ACCELERATE_ANY_VERSION, allow_abbrev=False,
                                 normalise=_accelerate_option_name)
     launcher = _add_launcher(command, "accelerate", args, i, last, options)
     return _python_target(command, args, j, launcher)
