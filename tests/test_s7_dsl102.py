@@ -68,3 +68,39 @@ def test_a_gated_call_through_a_relative_import_in_a_runner_method_is_not_report
     assert rows(project, "pkg/load_model.py") == []
     project.write({**files, "pkg/runner.py": runner.replace("and self.training_args.process_index == 0", "")})
     assert rows(project, "pkg/load_model.py") == [9]
+
+
+CONVERT = ("import torch\n\n\n"
+           "def convert_onnx(net, path, output):\n"
+           "    net.load_state_dict(torch.load(path))\n"
+           "    torch.onnx.export(net, torch.zeros(1, 3, 112, 112), output)\n")
+CALLBACK = ("import torch\n\nfrom convert import convert_onnx\n\n\n"
+            "class Checkpoint:\n"
+            "    def __init__(self, rank, output):\n"
+            "        self.rank: int = rank\n"
+            "        self.output: str = output\n\n"
+            "    def __call__(self, step, backbone):\n"
+            "        if step > 100 and GATE:\n"
+            "            torch.save(backbone.module.state_dict(), self.output)\n"
+            "            convert_onnx(backbone.module, self.output, 'b.onnx')\n")
+TRAINER = ("import os\n\nimport torch\nimport torch.distributed as dist\n\nfrom callbacks import Checkpoint\n\n\n"
+           "def main():\n"
+           "    rank = int(os.environ['RANK'])\n"
+           "    dist.init_process_group('nccl')\n"
+           "    model = torch.nn.parallel.DistributedDataParallel(torch.nn.Linear(2, 2).cuda())\n"
+           "    callback = Checkpoint(rank, 'out')\n"
+           "    for step in range(1000):\n"
+           "        callback(step, model)\n\n\n"
+           "if __name__ == '__main__':\n    main()\n")
+
+
+def test_a_rank_zero_gate_written_with_is_is_a_rank_zero_gate(project):
+    def written(gate):
+        project.write({"convert.py": CONVERT, "callbacks.py": CALLBACK.replace("GATE", gate), "train.py": TRAINER,
+                       "run.sh": "torchrun --nproc_per_node 8 train.py\n"})
+        return rows(project, "convert.py")
+
+    assert written("self.rank is 0") == []
+    assert written("self.rank == 0") == []
+    assert written("self.rank is not 0") == [5]  # every rank but 0 loads
+    assert written("self.rank is False") == [5]  # `False` is not rank 0: a flag's other side

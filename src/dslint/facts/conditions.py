@@ -1165,9 +1165,9 @@ def _selects_rank_zero(tests: _RankTests, test: ast.AST) -> bool:
         return _callee_or_name(test.operand) in _BARE_RANKS
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.In):
         return tests.mentions_rank(test.left) and _rank_zero_or_none(test.comparators[0])  # `local_rank in [-1, 0]`
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
-        left, right = test.left, test.comparators[0]
-        return (literal(right) == 0 and tests.mentions_rank(left)) or (literal(left) == 0 and tests.mentions_rank(right))
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)):
+        left, right = test.left, test.comparators[0]  # `rank is 0`: CPython's small ints are one object
+        return (_is_zero(right) and tests.mentions_rank(left)) or (_is_zero(left) and tests.mentions_rank(right))
     return isinstance(test, (ast.Name, ast.Attribute, ast.Call)) and tests._names_main(test)
 
 
@@ -1185,13 +1185,19 @@ def _selects_other_ranks(tests: _RankTests, test: ast.AST) -> bool:
         if isinstance(op, ast.NotIn):
             return tests.mentions_rank(left) and _rank_zero_or_none(right)  # `local_rank not in [-1, 0]`
         if tests.mentions_rank(left) and not tests.mentions_rank(right):
-            return (isinstance(op, (ast.NotEq, ast.Gt)) and literal(right) == 0) or (
+            return (isinstance(op, (ast.NotEq, ast.IsNot, ast.Gt)) and _is_zero(right)) or (
                 isinstance(op, ast.GtE) and literal(right) == 1)
         if tests.mentions_rank(right) and not tests.mentions_rank(left):
-            return (isinstance(op, (ast.NotEq, ast.Lt)) and literal(left) == 0) or (
+            return (isinstance(op, (ast.NotEq, ast.IsNot, ast.Lt)) and _is_zero(left)) or (
                 isinstance(op, ast.LtE) and literal(left) == 1)
         return False
     return _callee_or_name(test) in _BARE_RANKS and tests.selects_some_ranks(test)
+
+
+def _is_zero(node: ast.AST) -> bool:
+    """The integer 0 (not `False`, which equals 0 but names a flag's other side)."""
+    value = literal(node)
+    return value == 0 and not isinstance(value, bool)
 
 
 def _rank_zero_or_none(values: ast.AST) -> bool:
