@@ -104,3 +104,18 @@ def test_a_rank_zero_gate_written_with_is_is_a_rank_zero_gate(project):
     assert written("self.rank == 0") == []
     assert written("self.rank is not 0") == [5]  # every rank but 0 loads
     assert written("self.rank is False") == [5]  # `False` is not rank 0: a flag's other side
+
+
+def test_the_exporters_own_main_block_is_its_own_one_process_program(project):
+    main = "\n\nif __name__ == '__main__':\n    convert_onnx(torch.nn.Linear(2, 2), 'b.pth', 'b.onnx')\n"
+    files = {"convert.py": CONVERT + main, "callbacks.py": CALLBACK.replace("GATE", "self.rank == 0"),
+             "train.py": TRAINER, "run.sh": "torchrun --nproc_per_node 8 train.py\n"}
+    project.write(files)
+    assert rows(project, "convert.py") == []
+    # launched with several processes itself, its main block runs in every rank
+    project.write({**files, "run.sh": "torchrun --nproc_per_node 8 train.py\ntorchrun --nproc_per_node 8 convert.py\n"})
+    assert rows(project, "convert.py") == [5]
+    # a second, ungated caller in the main block's module keeps it too
+    project.write({**files, "convert.py": CONVERT + main + "\n\ndef again(net):\n    convert_onnx(net, 'b.pth', 'c')\n",
+                   "run.sh": "torchrun --nproc_per_node 8 train.py\n"})
+    assert rows(project, "convert.py") == [5]

@@ -18,7 +18,9 @@ or `object` (no library base to call it by name, nor `getattr(self, name)` in th
 `torch.nn.Module`, which calls only its own methods (`forward`, `train`, `state_dict`, ...).
 
 `rank_zero_callers`: a module-level function whose every read, in its module and its importers, is a
-call under a rank-0 gate (`References.rank_zero`) runs in rank 0 alone, whoever runs its callers.
+call under a rank-0 gate (`References.rank_zero`) runs in rank 0 alone, whoever runs its callers; a
+call in the `__main__` block of a module whose own program is one process counts as rank 0's too
+(`References.main_only`: an export tool `torch2onnx.py` that a trainer's rank-0 callback also calls).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from ..sources.names import is_library, last_name
-from .conditions import RANK_TEXT_WORDS, only_rank_zero
+from .conditions import RANK_TEXT_WORDS, only_rank_zero, under_main_guard
 from .program import norm_path
 from .script import ScriptFacts
 from .summary import summary_extractor
@@ -76,6 +78,9 @@ class References:
     # names the module calls (`f(...)`, `module.f(...)`) and reads in no other way, each call one that
     # only rank 0 makes (under `if args.process_index == 0:`; conditions.only_rank_zero)
     rank_zero: frozenset = frozenset()
+    # top-level functions of the module it reads only as the callee of calls in its own `if __name__ ==
+    # "__main__":` block: they run there only in the program the module itself starts
+    main_only: frozenset = frozenset()
 
 
 @summary_extractor("references")
@@ -182,7 +187,7 @@ def references(facts: ScriptFacts) -> References:
     dynamic = bool(facts.calls_to(*_STRING_RESOLVERS))
     return References({k: tuple(sorted(v)) for k, v in names.items()}, frozenset(decorated), bases,
                       frozenset(classmethods), dynamic, frozenset(torch_modules), frozenset(dispatching),
-                      _rank_zero_callees(facts, libraries))
+                      _rank_zero_callees(facts, libraries), _main_block_callees(facts))
 
 
 def _rank_zero_callees(facts: ScriptFacts, libraries: set) -> frozenset:
@@ -225,6 +230,21 @@ def _rank_zero_callees(facts: ScriptFacts, libraries: set) -> frozenset:
 
     return frozenset(name for name, sites in gated.items()
                      if occurrences(name, facts.text) - sum(occurrences(name, i) for i in imports) == len(sites))
+
+
+def _main_block_callees(facts: ScriptFacts) -> frozenset:
+    """The module's top-level functions whose every mention, but their `def`, is a call by name at the
+    top of its `if __name__ == "__main__":` block (`References.main_only`)."""
+    if "__main__" not in facts.text:
+        return frozenset()
+    sites: dict = {}
+    for site in facts.calls:
+        func = site.node.func
+        if type(func) is ast.Name and func.id in facts.functions and site.ctx.function is None \
+                and site.ctx.class_ is None and under_main_guard(site.ctx):
+            sites.setdefault(func.id, []).append(site)
+    return frozenset(name for name, found in sites.items()
+                     if len(re.findall(rf"(?<![\w.]){re.escape(name)}(?!\w)", facts.text)) == len(found) + 1)
 
 
 def scope_key(function: Optional[ast.AST], klass: Optional[ast.ClassDef], facts: ScriptFacts) -> Optional[str]:
@@ -431,8 +451,16 @@ def rank_zero_callers(project: "Project", path: str, scope: Optional[str]) -> bo
         own = reach.refs.get(norm_path(path))
         readers = {m for m, _ in reach.readers(scope) if m in modules}
         cache[key] = own is not None and scope not in own.decorated and bool(readers) and \
-            all(r is not None for r in refs) and all(scope in reach.refs[m].rank_zero for m in readers)
+            all(r is not None for r in refs) and all(scope in reach.refs[m].rank_zero or (
+                scope in reach.refs[m].main_only and not _runs_several_ranks(project, m)) for m in readers)
     return cache[key]
+
+
+def _runs_several_ranks(project: "Project", entry: str) -> bool:
+    """Does the program that `entry` itself starts run as several processes?"""
+    from .program_ranks import several_rank_programs
+
+    return any(norm_path(p.entry) == entry for p in several_rank_programs(project, entry))
 
 
 def _cache_and_index(project: "Project") -> tuple:
