@@ -971,15 +971,22 @@ def made_before(facts: ScriptFacts, site: CallSite, same) -> bool:
     target = _path_to(root, site.node)
     if target is None:
         return False
-    stored = {dotted(n) for n in ast.walk(root) if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(n.ctx, ast.Load)}
-    for other in (n for n in ast.walk(root) if isinstance(n, ast.Call) and n is not site.node and same(n)):
-        where = facts.context_of(other)
-        if where is None or where.function is not function or rank_gate(facts, other, where) is not None:
+    stored = None
+    # (the indexed call sites, not a walk of the function: for a call at module level the root is the module)
+    for where in facts.calls:
+        other = where.node
+        if other is site.node or where.ctx.function is not function or not same(other) \
+                or rank_gate(facts, other, where.ctx) is not None:
             continue
         path = _path_to(root, other)
         last = _statement(path[-1]) if path else None
-        if isinstance(last, (ast.Expr, ast.Assign, ast.AnnAssign)) and last.value is not None \
-                and _always_evaluates(last.value, other) and _runs_before(path, target, known, stored):
+        if not (isinstance(last, (ast.Expr, ast.Assign, ast.AnnAssign)) and last.value is not None
+                and _always_evaluates(last.value, other)):
+            continue
+        if stored is None:
+            stored = {dotted(n) for n in ast.walk(root)
+                      if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(n.ctx, ast.Load)}
+        if _runs_before(path, target, known, stored):
             return True
     return False
 
