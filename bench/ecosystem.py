@@ -95,6 +95,8 @@ def write_tree(git_dir: Path, commit: str, dest: Path) -> tuple[int, int]:
 def cmd_checkout(args) -> int:
     for repo in load_repos():
         git_dir = args.mirrors / repo["name"].replace("/", "+") / "repo"
+        if (git_dir / ".git").is_dir():  # (a snapshot fetched as a work tree's clone)
+            git_dir = git_dir / ".git"
         dest = checkout_dir(args.checkouts, repo["name"])
         if dest.exists():
             print(f"{repo['name']}: {dest} exists, kept", file=sys.stderr)
