@@ -254,3 +254,20 @@ def test_a_load_the_spawned_function_reaches_is_in_every_rank(project):
     project.write({"quick.py": QUICK.replace("TRAIN_LOAD", "torch.load('ckpt.pt')"), "tools/show.py": TOOL,
                    "main.py": "from quick import run\n\nrun(2)\n"})
     assert rows(project) == [("quick.py", 13)]
+
+
+def test_a_file_named_by_the_rank_modulo_the_world_size_is_the_ranks_own(project):
+    script = ("import torch\nimport torch.distributed as dist\n\n\n"
+              "def main(path):\n"
+              "    dist.init_process_group('nccl')\n"
+              "    world_size = dist.get_world_size()\n"
+              "    rank = dist.get_rank() % MODULUS\n"
+              "    torch.cuda.set_device(dist.get_rank() % torch.cuda.device_count())\n"
+              "    state = torch.load(f'{path}/part-{rank}.pt')\n"
+              "    return state\n\n\n"
+              "if __name__ == '__main__':\n    main('ckpt')\n")
+    launch = {"run.sh": "torchrun --nproc_per_node 4 serve.py\n"}
+    project.write({"serve.py": script.replace("MODULUS", "world_size"), **launch})
+    assert rows(project) == []
+    project.write({"serve.py": script.replace("MODULUS", "2"), **launch})  # two ranks share each file
+    assert rows(project) == [("serve.py", 10)]

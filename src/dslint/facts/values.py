@@ -1195,7 +1195,7 @@ def is_rank_expression(model: SemanticModel, expr: ast.AST) -> Optional[str]:
     `args.local_rank` of argparse, `get_node_local_rank()`, `accelerator.local_process_index`,
     `trainer.local_rank`, a parameter named `local_rank`, a global rank `% device_count()`),
     "global" (`dist.get_rank()` without a group, RANK, SLURM_PROCID, `accelerator.process_index`,
-    `trainer.global_rank`), "spawn-index" (the first parameter, named rank/local_rank/gpu/device_id,
+    `trainer.global_rank`, a global rank `% get_world_size()`), "spawn-index" (the first parameter, named rank/local_rank/gpu/device_id,
     of a function this module starts with `torch.multiprocessing.spawn`: the local rank on one
     node), else None. Conservative: None when unsure or when the branches disagree."""
     return _rank(model, expr, 0)
@@ -1259,8 +1259,11 @@ def _rank_leaf(model: SemanticModel, expr: ast.AST, depth: int) -> Optional[str]
     if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or):
         return _rank_of_branches(model, expr.values, depth)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
-        if _rank(model, expr.left, depth + 1) is not None and _per_node_count(model, expr.right):
+        left = _rank(model, expr.left, depth + 1)
+        if left is not None and _per_node_count(model, expr.right):
             return "local"
+        if left == "global" and _world_size(model, expr.right):
+            return "global"  # (a rank is below the world size: `get_rank() % get_world_size()` is the rank)
         return None
     if isinstance(expr, ast.Attribute):
         return _rank_attribute(model, expr, depth)
@@ -1369,6 +1372,23 @@ def _per_node_count(model: SemanticModel, expr: ast.AST) -> bool:
             continue
         return False
     return True
+
+
+_WORLD_SIZE_CALLS = ("torch.distributed.get_world_size", "deepspeed.comm.get_world_size", "horovod.torch.size",
+                     "mmengine.dist.get_world_size", "mmengine.dist.utils.get_world_size")
+
+
+def _world_size(model: SemanticModel, expr: ast.AST) -> bool:
+    """`dist.get_world_size()` of the world group, or WORLD_SIZE, through bindings."""
+    values = model.values_of(expr)
+    for value in values:
+        if isinstance(value, ast.Call) and model.resolve(value.func) in _WORLD_SIZE_CALLS \
+                and not value.args and not value.keywords:
+            continue
+        if env_read_key(model, value) == "WORLD_SIZE":
+            continue
+        return False
+    return bool(values)
 
 
 def _rank_attribute(model: SemanticModel, expr: ast.Attribute, depth: int) -> Optional[str]:
