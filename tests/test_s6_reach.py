@@ -208,6 +208,28 @@ def test_a_method_named_by_a_string_in_getattr_is_called(project):
     assert rows(project) == [("search.py", 12)]
 
 
+def test_a_method_named_by_a_string_that_another_module_dispatches_through_getattr_is_called(project):
+    hooks = ("import torch\n\n\nclass Resume:\n"
+             "    def before_run(self, trainer):\n"
+             "        trainer.state = torch.load('latest.pth')\n")
+    loop = ("import torch.distributed as dist\n\n\nclass Loop:\n"
+            "    def __init__(self, hooks):\n        self.hooks = hooks\n\n"
+            "    def call(self, name):\n"
+            "        for hook in self.hooks:\n            getattr(hook, LOOKUP)(self)\n\n"
+            "    def fit(self):\n        self.call('before_run')\n")
+    train = ("import os\n\nimport torch\nimport torch.distributed as dist\n\nfrom hooks import Resume\nfrom loop import Loop\n\n"
+             "if __name__ == '__main__':\n"
+             "    dist.init_process_group('nccl')\n"
+             "    torch.cuda.set_device(int(os.environ['LOCAL_RANK']))\n"
+             "    Loop([Resume()]).fit()\n")
+    files = {"hooks.py": hooks, "loop.py": loop.replace("LOOKUP", "name"), "train.py": train,
+             "run.sh": "torchrun --nproc_per_node 4 train.py\n"}
+    project.write(files)
+    assert rows(project) == [("hooks.py", 6)]
+    project.write({**files, "loop.py": loop.replace("LOOKUP", "'after_run'")})  # a literal lookup names one method
+    assert rows(project) == []
+
+
 def test_torch_calls_only_its_own_methods_on_a_module_subclass(project):
     _own(project, base="torch.nn.Module", method="init_weights")
     assert rows(project) == []

@@ -13,7 +13,8 @@ or a framework hook (the library calls it by name: `before_run`, `training_step`
 a method or a class that nothing names (a library may call it), a module without a summary, or a
 program that builds objects from strings (`hydra.utils.instantiate`, `importlib.import_module`).
 A module-level function nothing names is reached by nobody (a package's re-export is no call), and
-so is a method nothing names of a class no library calls into: every ancestor a class of the project
+so is a method nothing names of a class no library calls into (a module that looks attributes up by
+a computed name, `getattr(hook, name)`, names every method its functions spell in a string): every ancestor a class of the project
 or `object` (no library base to call it by name, nor `getattr(self, name)` in the class), or
 `torch.nn.Module`, which calls only its own methods (`forward`, `train`, `state_dict`, ...).
 
@@ -146,14 +147,22 @@ def references(facts: ScriptFacts) -> References:
             if type(node.value) is Name or type(node.value) is Attribute:
                 held.append(([node.value], ctx))
     dispatching = set()
+    by_name = False
     for site in facts.method_calls("getattr") + facts.method_calls("hasattr"):  # `getattr(obj, "name")` reads `name`
         args = site.node.args
         if site.receiver is not None or len(args) < 2:
             continue
         if isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
             names.setdefault(args[1].value, set()).add(scope(site.ctx.function))
-        elif site.ctx.class_ is not None and isinstance(args[0], Name) and args[0].id in self_names:
+            continue
+        by_name = True
+        if site.ctx.class_ is not None and isinstance(args[0], Name) and args[0].id in self_names:
             dispatching.add(site.ctx.class_.name)
+    if by_name:  # `call_hook("before_run")` dispatching through `getattr(hook, name)`: a name string is a read
+        for key, function in facts.functions.items():
+            for node in ast.walk(function):
+                if type(node) is ast.Constant and type(node.value) is str and node.value.isidentifier():
+                    names.setdefault(node.value, set()).add(key)
     for found, ctx in held:
         where = scope(ctx.function)
         for item in found:
