@@ -335,3 +335,39 @@ def test_an_option_the_script_assigns_after_parsing_is_unknown(tmp_path):
     changed = NAMESPACE.replace("args = parse_args()\n", "args = parse_args()\nargs.global_batch = 128\n")
     found = _check(tmp_path, {"train.py": changed, "conf.py": BUILDER, "run.sh": "deepspeed --num_gpus 8 train.py\n"})
     assert "DSL610" not in {f.code for f in found}
+
+
+# -- an entry of an imported table of configs, chosen by a value the files do not fix --------------
+
+TABLE = '''BASE = {
+    "train_batch_size": 128,
+    "train_micro_batch_size_per_gpu": 8,
+    "gradient_accumulation_steps": 2,
+}
+STAGES = {"zero1": 1, "zero2": 2}
+PRESETS = ENTRIES
+'''
+CHOOSER = ("import argparse\n\nimport deepspeed\nimport torch\n\nfrom ds_presets import PRESETS\n\n"
+           "p = argparse.ArgumentParser()\np.add_argument('--preset', choices=sorted(PRESETS), default='zero1')\n"
+           "args = p.parse_args()\nmodel = torch.nn.Linear(2, 2)\n"
+           "engine, *_ = deepspeed.initialize(model=model, model_parameters=model.parameters(), "
+           "config=PRESETS[args.preset])\n")
+
+
+def _table(entries: str) -> dict:
+    return {"ds_presets.py": TABLE.replace("ENTRIES", entries), "train.py": CHOOSER,
+            "run.sh": "deepspeed --num_gpus 16 train.py --preset zero2\n"}
+
+
+def test_what_every_entry_of_an_imported_table_shares_is_the_config(tmp_path):
+    comprehension = '{name: {**BASE, "zero_optimization": {"stage": s}} for name, s in STAGES.items()}'
+    found = _check(tmp_path / "a", _table(comprehension))
+    assert [(f.code, f.path, f.span.start.row) for f in found if f.code == "DSL610"] == [("DSL610", "ds_presets.py", 2)]
+    literal = '{"zero1": {**BASE, "zero_optimization": {"stage": 1}}, "zero2": {**BASE, "zero_optimization": {"stage": 2}}}'
+    found = _check(tmp_path / "b", _table(literal))
+    assert [(f.code, f.path) for f in found if f.code == "DSL610"] == [("DSL610", "ds_presets.py")]
+
+
+def test_entries_that_disagree_on_a_key_leave_it_unknown(tmp_path):
+    disagree = ('{"small": {**BASE, "train_batch_size": 256}, "large": {**BASE}}')  # 256 = 8 x 2 x 16: one fits
+    assert "DSL610" not in {f.code for f in _check(tmp_path, _table(disagree))}

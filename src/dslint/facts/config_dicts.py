@@ -500,7 +500,8 @@ def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: 
     dicts = constants.dicts
     candidates = [stmt for stmt in facts.tree.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
                   and isinstance(stmt.targets[0], ast.Name) and (is_config_dict(stmt.value) or _merges_config(stmt.value, dicts))]
-    if not candidates:
+    if not candidates and not any(isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.Dict, ast.DictComp))
+                                  and _table_options(stmt, dicts) is not None for stmt in facts.tree.body):
         return out
     scope = model.own_scope(facts.tree)
     known = module_known(model, literal, no_value)
@@ -516,6 +517,59 @@ def module_constants(facts, model, literal: Callable[[ast.AST], Any], no_value: 
                             merged=merged) if paths is not None else None
         if found is not None:
             out[stmt.targets[0].id] = DictTemplate(with_overwritten(found.value, paths), found.spans, found.span)
+    for stmt in facts.tree.body:
+        table = _table_options(stmt, dicts)
+        if table is None:
+            continue
+        bindings = scope.bindings.get(stmt.targets[0].id, [])
+        if len(bindings) != 1 or bindings[0].value is not stmt.value or overwritten(model, bindings[0], None) != []:
+            continue
+        options = [template_of(option, facts.lines, lambda leaf: literal_leaf(leaf, known, unknown=no_value, model=model),
+                               merged=merged) for option in table]
+        if options and all(o is not None for o in options):
+            name = stmt.targets[0].id
+            out[name + TABLE_ENTRY] = DictTemplate(_common(name, [o.value for o in options]), options[0].spans,
+                                                   options[0].span)
+    return out
+
+
+# `config=PRESETS[args.preset]`: the export of a module dict of DeepSpeed configs is "PRESETS" + TABLE_ENTRY, the
+# config every one of its entries shares (a key whose entries disagree is present with an unknown value)
+TABLE_ENTRY = "[]"
+
+
+def _table_options(stmt: ast.stmt, dicts: dict) -> Optional[list]:
+    """The config dicts a module-level `NAME = {key: {...}, ...}` (literal keys) or `NAME = {k: {**BASE, ...}
+    for k in ...}` holds as its entries; None when it is no such table."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return None
+    value = stmt.value
+    if isinstance(value, ast.DictComp):
+        options = [value.value]
+    elif isinstance(value, ast.Dict) and value.keys and all(
+            isinstance(k, ast.Constant) and isinstance(k.value, (str, int)) for k in value.keys):
+        options = list(value.values)
+    else:
+        return None
+    config = lambda option: isinstance(option, ast.Dict) and (is_config_dict(option) or _merges_config(option, dicts))
+    return options if all(config(o) for o in options) else None
+
+
+def _common(name: str, values: list) -> dict:
+    """The keys every entry of a table writes, with the value they agree on (else a NotLiteral)."""
+    first, out = values[0], {}
+    for key in first:
+        if not all(key in other for other in values[1:]):
+            out[key] = NotLiteral(f"chosen from {name}")
+        elif all(isinstance(other[key], dict) for other in values):
+            out[key] = _common(name, [other[key] for other in values])
+        elif all(other[key] == first[key] and type(other[key]) is type(first[key]) for other in values[1:]):
+            out[key] = first[key]
+        else:
+            out[key] = NotLiteral(f"chosen from {name}")
+    for other in values[1:]:
+        for key in other:
+            out.setdefault(key, NotLiteral(f"chosen from {name}"))
     return out
 
 
@@ -754,6 +808,8 @@ def _reads_only(model, node: ast.AST, parent: Optional[ast.AST]) -> bool:
         else None
     if isinstance(call, ast.Call) and call.func is not node:
         name = model.resolve(call.func) or ""
+        if not name and isinstance(call.func, ast.Name) and model.binding_of(call.func) is None:
+            name = call.func.id  # a builtin: `sorted(PRESETS)`
         return name.startswith(_READING_CALLS) or name in _READING_CALLS
     return False
 

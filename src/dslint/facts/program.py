@@ -71,20 +71,22 @@ class ProgramIndex:
         """(defining module, name, value) of the entry of `table` ("value_constants", "config_constants",
         "keyword_dicts") that the name `local` of `importer` was imported as (`from config import
         DEVICE`), followed through packages that re-export it (`from .config import DEVICE` in an
-        `__init__.py`), at most 3 hops; None when it is no such constant of a project module."""
+        `__init__.py`), at most 3 hops; None when it is no such constant of a project module. `local` may
+        end in "[]", an entry of a table of configs (config_dicts.TABLE_ENTRY)."""
         exports = exports if exports is not None else self.modules.get(importer)
         if exports is None or depth > 3:
             return None
+        local, entry = (local[:-2], local[-2:]) if local.endswith("[]") else (local, "")  # (config_dicts.TABLE_ENTRY)
         for ref in exports.imports:
             name = next((name for name, bound in ref.names if bound == local), None)
             target = self.module_file(importer, ref.module, ref.level) if name else None
             found = self.modules.get(target) if target is not None else None
             if found is None:
                 continue
-            value = getattr(found, table).get(name)
+            value = getattr(found, table).get(name + entry)
             if value is not None:
                 return target, name, value
-            return self.exported_constant(target, name, table, depth + 1)
+            return self.exported_constant(target, name + entry, table, depth + 1)
         return None
 
     def module_file(self, importer: str, module: str, level: int = 0) -> Optional[str]:

@@ -25,7 +25,7 @@ from ..sources.names import dotted, is_library, root_name
 from .distributed import FABRIC, HF_TRAINERS, LIGHTNING_TRAINERS
 from .script import CallSite, ScriptFacts, own_returns
 from .bindings import SemanticModel, semantic_model
-from .config_dicts import (ConfigLayer, NotLiteral, OptionLeaf, OptionNamespace, changes_in_order, dict_layers,
+from .config_dicts import (TABLE_ENTRY, ConfigLayer, NotLiteral, OptionLeaf, OptionNamespace, changes_in_order, dict_layers,
                            literal_leaf, overwritten, project_import, template_of, with_overwritten)
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
@@ -608,7 +608,12 @@ class _Extractor:
 
     def imported_constant(self, expr: ast.AST, consumer: str, what: str) -> Optional[ConfigRef]:
         """`config=DS_CONFIG` with `from conf import DS_CONFIG` (a module of the project): for the linker to
-        read from that module's summary (`config_constants`)."""
+        read from that module's summary (`config_constants`). `config=PRESETS[args.preset]` of an imported
+        table of configs reads what its entries share (`config_dicts.TABLE_ENTRY`)."""
+        entry = ""
+        whole = expr
+        if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.ctx, ast.Load):
+            expr, entry = expr.value, TABLE_ENTRY
         binding = self.model.binding_of(expr) if isinstance(expr, ast.Name) else None
         if binding is None or binding.kind != "from-import":
             return None
@@ -616,9 +621,10 @@ class _Extractor:
         if is_library(top):
             return None
         paths = overwritten(self.model, binding, expr)
-        if paths is None:
-            return ConfigRef("unknown", consumer, what, self.span(expr))  # the script may change it
-        return ConfigRef("imported", consumer, what, self.span(expr), builder=expr.id, overwritten=tuple(paths))
+        if paths is None or (entry and paths):
+            return ConfigRef("unknown", consumer, what, self.span(whole))  # the script may change it
+        return ConfigRef("imported", consumer, what, self.span(whole), builder=expr.id + entry,
+                         overwritten=tuple(paths))
 
     def built_by_call(self, expr: ast.AST, consumer: str, what: str) -> Optional[ConfigRef]:
         """`get_ds_config(4, stage=3)`, a function of the project (imported or defined here): the call, for the
