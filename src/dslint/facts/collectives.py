@@ -962,8 +962,8 @@ def made_before(facts: ScriptFacts, site: CallSite, same) -> bool:
         return False
     known = set()
     for guard, in_body in site.ctx.guards:
-        if function is not None and not _inside(guard, function):
-            continue
+        if function is not None and guard.lineno <= function.lineno:
+            continue  # (both enclose the call: a guard starting after the `def` line is inside the function)
         test = guard.test
         if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if in_body else ast.Or):
             known.update(_normal_test(value, in_body) for value in test.values)
@@ -984,11 +984,20 @@ def made_before(facts: ScriptFacts, site: CallSite, same) -> bool:
                 and _always_evaluates(last.value, other)):
             continue
         if stored is None:
-            stored = {dotted(n) for n in ast.walk(root)
-                      if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(n.ctx, ast.Load)}
+            stored = _stored_names(facts, root)
         if _runs_before(path, target, known, stored):
             return True
     return False
+
+
+def _stored_names(facts: ScriptFacts, root: ast.AST) -> set:
+    """The dotted names `root` (a function, or the module) binds or deletes, walked once per root."""
+    memo = facts.derived("stored_names", lambda _: {})
+    found = memo.get(id(root))
+    if found is None:
+        found = memo[id(root)] = {dotted(n) for n in ast.walk(root)
+                                  if isinstance(n, (ast.Name, ast.Attribute)) and not isinstance(n.ctx, ast.Load)}
+    return found
 
 
 def _path_to(root: ast.AST, node: ast.AST) -> Optional[list]:

@@ -14,7 +14,7 @@ a method or a class that nothing names (a library may call it), a module without
 program that builds objects from strings (`hydra.utils.instantiate`, `importlib.import_module`).
 A module-level function nothing names is reached by nobody (a package's re-export is no call), and
 so is a method nothing names of a class no library calls into (a module that looks attributes up by
-a computed name, `getattr(hook, name)`, names every method its functions spell in a string): every ancestor a class of the project
+a computed name, `getattr(hook, name)`, names every method whose name it passes to a call as a string): every ancestor a class of the project
 or `object` (no library base to call it by name, nor `getattr(self, name)` in the class), or
 `torch.nn.Module`, which calls only its own methods (`forward`, `train`, `state_dict`, ...).
 
@@ -158,11 +158,11 @@ def references(facts: ScriptFacts) -> References:
         by_name = True
         if site.ctx.class_ is not None and isinstance(args[0], Name) and args[0].id in self_names:
             dispatching.add(site.ctx.class_.name)
-    if by_name:  # `call_hook("before_run")` dispatching through `getattr(hook, name)`: a name string is a read
-        for key, function in facts.functions.items():
-            for node in ast.walk(function):
-                if type(node) is ast.Constant and type(node.value) is str and node.value.isidentifier():
-                    names.setdefault(node.value, set()).add(key)
+    if by_name:  # `call_hook("before_run")` dispatching through `getattr(hook, name)`: a name passed is a read
+        for site in facts.calls:
+            for arg in (*site.node.args, *(k.value for k in site.node.keywords)):
+                if type(arg) is ast.Constant and type(arg.value) is str and arg.value.isidentifier():
+                    names.setdefault(arg.value, set()).add(scope(site.ctx.function))
     for found, ctx in held:
         where = scope(ctx.function)
         for item in found:
