@@ -664,6 +664,37 @@ def _yaml_config(project: "Project", setup: TrainingSetup, link: ConfigLink, fou
     link.key_spans, link.key_path = yaml_configs.config_keys(doc), display
 
 
+def _dumped_config(project: "Project", setup: TrainingSetup, link: ConfigLink, written: str, bases: list) -> bool:
+    """The config a project script writes with json.dump to the file `written` names, when the tree does not
+    hold that file (`python tools/make_ds_config.py --out build/ds.json` as a Makefile prerequisite): the
+    dict it dumps (`ScriptSetupFacts.dumped_configs`). Its path is taken from the folders it is likely run
+    from: the project root, its own folder, or where the launch runs (the Makefile that runs both); exactly
+    one script must write it."""
+    folders = [folder for folder, _ in bases]
+    targets = {os.path.normpath(os.path.join(folder, written)) for folder in folders} if not os.path.isabs(written) \
+        else {os.path.normpath(written)}
+    root = str(Path(project.root))
+    found = []
+    for path, summary in project.scripts.items():
+        facts = summary.extra.get("setup")
+        for dumped, ref in getattr(facts, "dumped_configs", ()) or ():
+            where = {os.path.normpath(os.path.join(str(base), dumped))
+                     for base in (root, _abs(project, path).parent, *folders)}
+            if targets & where:
+                found.append((path, ref))
+    if len(found) != 1:
+        return False
+    path, ref = found[0]
+    ref = dataclasses.replace(ref, origin=path)
+    if ref.how == "dict":
+        link.value, link.key_spans, link.key_path = ref.value, dict(ref.key_spans), path
+    elif not _code_config(ref.how)(project, setup, ref, link):
+        return False
+    link.how = f"{written!r}, which {path}:{ref.span.start.row} writes with json.dump"
+    link.ref_span, link.ref_path = ref.span, path
+    return True
+
+
 def _heredoc_config(setup: TrainingSetup, link: ConfigLink, written: str, loader: Optional[str]) -> bool:
     """The config a heredoc of the launch file writes to `written` before the launch line (`cat <<EOT >
     $CONFIG_JSON`): its body read as JSON, a dict config at its keys in the launch file (values the file does
@@ -1291,6 +1322,8 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
         if found.found is not None:
             link.path = found.found
             link.value = project.configs[found.found].value
+        elif found.real is None and loader is None and _dumped_config(project, setup, link, written, bases):
+            pass  # (no such file in the tree: the project script that generates it says what it holds)
         elif found.real is not None and loader == "yaml":
             _yaml_config(project, setup, link, found)
         elif found.real is not None:
@@ -1834,7 +1867,8 @@ def describe_setups(project: "Project", settings: Optional["Settings"] = None) -
         lines.append(f"  core binding    {'yes' if setup.core_binding else 'no'}")
         cfg = setup.config
         if cfg.path or cfg.value is not None:
-            built = "(built from a launch config)" if cfg.ref_path and cfg.ref_path != setup.script_path else "(built in code)"
+            built = "(built from a launch config)" if cfg.ref_path and cfg.ref_path != setup.script_path \
+                and not cfg.ref_path.endswith(".py") else "(built in code)"
             if cfg.key_path is not None and cfg.key_path == setup.launch_path:
                 built = f"(a heredoc of {cfg.key_path})"
             named = [w for w in (_where(setup.launch_path, cfg.launch_span), _where(cfg.ref_path, cfg.ref_span)) if w]

@@ -321,6 +321,9 @@ class ScriptSetupFacts:
     # function -> (Span, class, keywords, complete, config ConfigRef, splats) of the DeepSpeedStrategy it returns
     returned_strategies: dict = field(default_factory=dict)
     saves: list[WeightSave] = field(default_factory=list)
+    # `json.dump(zero2_offload(...), f)` into `open(path, "w")`: (the path as written, or the default of the
+    # option that gives it, ConfigRef of the dict): a DeepSpeed config this script generates
+    dumped_configs: list = field(default_factory=list)
     argparse_options: dict = field(default_factory=dict)  # option string -> (dest, default)
     env_sets: dict = field(default_factory=dict)  # NAME -> (literal value or None, Span), set in the script
     sets_num_threads: bool = False  # torch.set_num_threads(...) in the script
@@ -1396,7 +1399,37 @@ class _Extractor:
         self.read_env_device_indexes()
         self.read_saves()
         self.read_threads()
+        self.read_dumped_configs()
         return self.out
+
+    def read_dumped_configs(self) -> None:
+        """`with open(args.out, "w") as f: json.dump(zero2_offload(...), f)`: the DeepSpeed configs the script
+        writes as JSON files (a dict it builds, or a project function's), with the path it writes them to."""
+        for site in self.f.calls_to("json.dump"):
+            value, handle = site.argument(0, "obj"), site.argument(1, "fp")
+            path = self.opened_for_writing(handle) if value is not None else None
+            if path is None:
+                continue
+            ref = self.config_ref(value, "deepspeed", "the config json.dump writes")
+            if ref.how in ("dict", "built", "imported") and (ref.how != "dict" or isinstance(ref.value, dict)):
+                self.out.dumped_configs.append((path, ref))
+
+    def opened_for_writing(self, handle: Optional[ast.AST]) -> Optional[str]:
+        """The path of `open(path, "w")` that the name `handle` is bound to (`with ... as f`, `f = open(...)`):
+        a literal, or the default of the command-line option that gives it; None otherwise."""
+        if not isinstance(handle, ast.Name):
+            return None
+        binding = self.model.binding_of(handle)
+        opened = binding.context if binding is not None and binding.kind == "with" else \
+            binding.value if binding is not None and binding.kind == "assignment" else None
+        if not (isinstance(opened, ast.Call) and isinstance(opened.func, ast.Name) and opened.func.id == "open"
+                and self.model.binding_of(opened.func) is None and opened.args):
+            return None
+        mode = opened.args[1] if len(opened.args) > 1 else next((k.value for k in opened.keywords if k.arg == "mode"), None)
+        if not (isinstance(mode, ast.Constant) and isinstance(mode.value, str) and "w" in mode.value):
+            return None
+        ref = self.config_ref(opened.args[0], "", "")
+        return ref.path if ref.how in ("literal", "argument") and isinstance(ref.path, str) else None
 
 
 def strategy_keywords(splats: CallKeywords, config_given: bool) -> tuple[dict, bool]:
