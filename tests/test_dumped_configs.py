@@ -51,3 +51,33 @@ def test_two_scripts_writing_the_same_path_leave_it_unknown(project):
     project.write({"train.py": TRAIN, "tools/make_ds_config.py": maker, "tools/other_config.py": maker,
                    "Makefile": MAKEFILE + "\nother:\n\tpython tools/other_config.py\n"})
     assert found(project) == []
+
+
+BATCH_MAKER = ("import argparse\nimport json\n\n"
+               "parser = argparse.ArgumentParser()\n"
+               "parser.add_argument('--micro', type=int, default=4)\n"
+               "parser.add_argument('--out', default='build/ds.json')\n"
+               "args = parser.parse_args()\n"
+               "config = {\n"
+               "    'train_batch_size': 32,\n"
+               "    'train_micro_batch_size_per_gpu': args.micro,\n"
+               "    'gradient_accumulation_steps': 1,\n"
+               "}\n"
+               "with open(args.out, 'w') as f:\n"
+               "    json.dump(config, f)\n")
+
+
+def batch(project, make_line):
+    project.write({"train.py": TRAIN, "tools/make.py": BATCH_MAKER,
+                   "Makefile": f"config:\n\t{make_line}\n\ntrain: config\n"
+                               "\tdeepspeed --num_gpus 8 train.py --deepspeed_config build/ds.json\n"})
+    return [(f.path, f.span.start.row, [r[0] for r in f.related])
+            for f in project.check(select=["DSL610"]).findings]
+
+
+def test_the_generators_own_launch_line_gives_its_options_and_output_path(project):
+    # 8 x 1 x 8 = 64 != 32 with the --micro the Makefile passes; the default 4 would give 32 (fits)
+    assert batch(project, "python tools/make.py --micro 8 --out build/ds.json") == [("tools/make.py", 9, ["Makefile"])]
+    assert batch(project, "python tools/make.py --out build/ds.json") == []
+    assert batch(project, "python tools/make.py --micro 8 --out build/other.json") == []  # another file
+    assert batch(project, "python tools/make.py --micro $(MICRO) --out build/ds.json") == []  # not known

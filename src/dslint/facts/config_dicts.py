@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
@@ -100,16 +101,25 @@ def given_options(value: Any, given: Callable[[tuple], Optional[bool]],
                   passed: Optional[Callable[[tuple], Optional[str]]] = None) -> Any:
     """`value` with each OptionLeaf replaced by its default where `given(options)` is False (no launch
     line passes one), and by the word the line passes for an option whose value is that text (`passed`:
-    the literal word, None when not known); it stays unknown otherwise."""
+    the literal word, None when not known) or the int it spells for an option whose default is an int;
+    it stays unknown otherwise."""
     if isinstance(value, dict):
         return {k: given_options(v, given, passed) for k, v in value.items()}
     if isinstance(value, OptionLeaf):
         was_given = given(value.options)
         if was_given is False:
             return value.default
-        word = passed(value.options) if was_given and value.text and passed is not None else None
-        return word if word is not None else value
+        word = passed(value.options) if was_given and passed is not None else None
+        if word is None:
+            return value
+        if value.text:
+            return word
+        # (`--micro 4` of an option whose default is an int: the int it parses to)
+        return int(word) if _INT_WORD.fullmatch(word) and type(value.default) is int else value
     return value
+
+
+_INT_WORD = re.compile(r"[+-]?\d+")
 
 
 @dataclass(frozen=True)

@@ -670,6 +670,8 @@ def _dumped_config(project: "Project", setup: TrainingSetup, link: ConfigLink, w
     dict it dumps (`ScriptSetupFacts.dumped_configs`). Its path is taken from the folders it is likely run
     from: the project root, its own folder, or where the launch runs (the Makefile that runs both); exactly
     one script must write it."""
+    from .config_dicts import NotLiteral, OptionLeaf, given_options
+
     folders = [folder for folder, _ in bases]
     targets = {os.path.normpath(os.path.join(folder, written)) for folder in folders} if not os.path.isabs(written) \
         else {os.path.normpath(written)}
@@ -677,22 +679,53 @@ def _dumped_config(project: "Project", setup: TrainingSetup, link: ConfigLink, w
     found = []
     for path, summary in project.scripts.items():
         facts = summary.extra.get("setup")
-        for dumped, ref in getattr(facts, "dumped_configs", ()) or ():
-            where = {os.path.normpath(os.path.join(str(base), dumped))
-                     for base in (root, _abs(project, path).parent, *folders)}
+        for dumped, options, ref in getattr(facts, "dumped_configs", ()) or ():
+            commands = _commands_starting(project, path) if options or _has_option_leaves(ref) else []
+            # (the path its launch line passes, else the option's default)
+            named = {(option_value(script_args(c), options) or (dumped,))[0] for c in commands} if options and commands \
+                else {dumped}
+            where = {os.path.normpath(os.path.join(str(base), name))
+                     for base in (root, _abs(project, path).parent, *folders) for name in named}
             if targets & where:
-                found.append((path, ref))
+                found.append((path, ref, commands))
     if len(found) != 1:
         return False
-    path, ref = found[0]
+    path, ref, commands = found[0]
     ref = dataclasses.replace(ref, origin=path)
+    # its command-line values: as the one launch line that runs it passes them, else unknown
+    command = commands[0] if len(commands) == 1 else None
+    args = script_args(command)
+    given = (lambda options: option_passed(args, options)) if command is not None else (lambda options: None)
     if ref.how == "dict":
-        link.value, link.key_spans, link.key_path = ref.value, dict(ref.key_spans), path
-    elif not _code_config(ref.how)(project, setup, ref, link):
+        value = given_options(ref.value, given, lambda options: _passed_word(args, options))
+        link.value, link.key_spans, link.key_path = value, dict(ref.key_spans), path
+    elif ref.how == "built" and command is None:
+        opaque = [NotLiteral(a.what) if isinstance(a, OptionLeaf) else a for a in ref.arguments]
+        ref = dataclasses.replace(ref, arguments=tuple(opaque), keywords=tuple(
+            (k, NotLiteral(v.what) if isinstance(v, OptionLeaf) else v) for k, v in ref.keywords))
+        if not _built_config(project, setup, ref, link):
+            return False
+    elif not _code_config(ref.how)(project, dataclasses.replace(setup, command=command) if ref.how == "built"
+                                   else setup, ref, link):
         return False
     link.how = f"{written!r}, which {path}:{ref.span.start.row} writes with json.dump"
     link.ref_span, link.ref_path = ref.span, path
     return True
+
+
+def _commands_starting(project: "Project", script: str) -> list:
+    """The launch lines (commands) of the project's launch files that start `script`."""
+    return [command for launch_path, launch in project.launches.items() for command in getattr(launch, "commands", [])
+            if starts_a_script(command) and script_link(project, launch_path, command).found == script]
+
+
+def _has_option_leaves(ref: ConfigRef) -> bool:
+    from .config_dicts import OptionLeaf
+
+    def has(value) -> bool:
+        return isinstance(value, OptionLeaf) or isinstance(value, dict) and any(has(v) for v in value.values())
+
+    return has(ref.value) or any(has(a) for a in ref.arguments) or any(has(v) for _, v in ref.keywords)
 
 
 def _heredoc_config(setup: TrainingSetup, link: ConfigLink, written: str, loader: Optional[str]) -> bool:

@@ -322,7 +322,8 @@ class ScriptSetupFacts:
     returned_strategies: dict = field(default_factory=dict)
     saves: list[WeightSave] = field(default_factory=list)
     # `json.dump(zero2_offload(...), f)` into `open(path, "w")`: (the path as written, or the default of the
-    # option that gives it, ConfigRef of the dict): a DeepSpeed config this script generates
+    # option that gives it; that option's strings; ConfigRef of the dict, its command-line values OptionLeafs):
+    # a DeepSpeed config this script generates
     dumped_configs: list = field(default_factory=list)
     argparse_options: dict = field(default_factory=dict)  # option string -> (dest, default)
     env_sets: dict = field(default_factory=dict)  # NAME -> (literal value or None, Span), set in the script
@@ -1407,16 +1408,40 @@ class _Extractor:
         writes as JSON files (a dict it builds, or a project function's), with the path it writes them to."""
         for site in self.f.calls_to("json.dump"):
             value, handle = site.argument(0, "obj"), site.argument(1, "fp")
-            path = self.opened_for_writing(handle) if value is not None else None
-            if path is None:
+            opened = self.opened_for_writing(handle) if value is not None else None
+            if opened is None:
                 continue
             ref = self.config_ref(value, "deepspeed", "the config json.dump writes")
-            if ref.how in ("dict", "built", "imported") and (ref.how != "dict" or isinstance(ref.value, dict)):
-                self.out.dumped_configs.append((path, ref))
+            if ref.how == "dict" and isinstance(ref.value, dict):
+                ref = self.with_option_leaves(value, ref)
+            elif ref.how == "built" and isinstance(value, ast.Call):
+                ref = dataclasses.replace(ref, arguments=tuple(self.option_leaf(a, v) for a, v in zip(value.args, ref.arguments)),
+                                          keywords=tuple((k, self.option_leaf(kw.value, v)) for kw, (k, v)
+                                                         in zip(value.keywords, ref.keywords)))
+            elif ref.how != "imported":
+                continue
+            self.out.dumped_configs.append((*opened, ref))
 
-    def opened_for_writing(self, handle: Optional[ast.AST]) -> Optional[str]:
-        """The path of `open(path, "w")` that the name `handle` is bound to (`with ... as f`, `f = open(...)`):
-        a literal, or the default of the command-line option that gives it; None otherwise."""
+    def option_leaf(self, expr: ast.AST, value):
+        """`value` (a leaf read from `expr`), or its OptionLeaf when it is a plain NotLiteral read from an option."""
+        return self.layer_leaf(expr) if type(value) is NotLiteral else value
+
+    def with_option_leaves(self, expr: ast.AST, ref: ConfigRef) -> ConfigRef:
+        """The "dict" ref of `expr` (the dict literal, or a name bound once to one) with command-line values as
+        OptionLeafs: a generator script's values are its own options', which its launch line may set."""
+        leaves = self.model.values_of(expr) if isinstance(expr, ast.Name) else [expr]
+        if len(leaves) != 1 or not isinstance(leaves[0], ast.Dict):
+            return ref
+        found = template_of(leaves[0], self.f.lines, self.layer_leaf, merged=self.unchanged_dict)
+        if found is None:
+            return ref
+        rebuilt = dataclasses.replace(ref, value=found.value, key_spans=found.spans)
+        return self.dict_as_used(expr, leaves, rebuilt) if isinstance(expr, ast.Name) else rebuilt
+
+    def opened_for_writing(self, handle: Optional[ast.AST]) -> Optional[tuple]:
+        """(path, options) of `open(path, "w")` that the name `handle` is bound to (`with ... as f`, `f =
+        open(...)`): a literal (no options), or the default of the command-line options that give it; None
+        otherwise."""
         if not isinstance(handle, ast.Name):
             return None
         binding = self.model.binding_of(handle)
@@ -1429,7 +1454,9 @@ class _Extractor:
         if not (isinstance(mode, ast.Constant) and isinstance(mode.value, str) and "w" in mode.value):
             return None
         ref = self.config_ref(opened.args[0], "", "")
-        return ref.path if ref.how in ("literal", "argument") and isinstance(ref.path, str) else None
+        if ref.how == "literal" and isinstance(ref.path, str) and not ref.unless_options:
+            return ref.path, ()
+        return (ref.path, ref.options) if ref.how == "argument" and isinstance(ref.path, str) else None
 
 
 def strategy_keywords(splats: CallKeywords, config_given: bool) -> tuple[dict, bool]:

@@ -127,8 +127,9 @@ def batch_size_mismatch(ctx: SetupContext) -> Iterator[Report]:
         advice = ("drop train_batch_size" if len(given) > 1 else
                   "set train_micro_batch_size_per_gpu instead")
         related = setup.launch_related(f"starts {setup.world_size} ranks") if setup.command is not None else []
-        if (cfg.key_path or cfg.overlay is not None) and where != setup.script_path and cfg.ref_span is not None:
-            related.append((setup.script_path, cfg.ref_span, "the script passes this config"))
+        passer = cfg.ref_path or setup.script_path  # (a generator script's json.dump is the config's own file)
+        if (cfg.key_path or cfg.overlay is not None) and where != passer and cfg.ref_span is not None:
+            related.append((passer, cfg.ref_span, "the script passes this config"))
         for key in BATCH_KEYS[1:] if cfg.overlay is not None else ():  # a value written in another file
             node = doc.node((key,))
             other = (node.pair_span or node.span) if node is not None else None
