@@ -38,3 +38,34 @@ def test_a_count_given_through_a_module_dict_splatted_into_the_loader(project):
 def test_a_splatted_dict_whose_count_a_later_keyword_replaces_is_not_read_as_the_dicts(project):
     constants = "LOADER_KW = {'num_workers': os.cpu_count()}\nLOADER_KW['num_workers'] = 2"
     assert findings(project, workers="**LOADER_KW", constants=constants) == []
+
+
+KW_FACTORY = ("import os\nfrom torch.utils.data import DataLoader, DistributedSampler\n\n"
+              "DEFAULTS = {'batch_size': 32, 'num_workers': os.cpu_count(), 'pin_memory': True}\n\n\n"
+              "def make_loader(ds, **overrides):\n"
+              "    opts = COPY\n"
+              "    opts.update(overrides)\n"
+              "    return DataLoader(ds, sampler=DistributedSampler(ds), **opts)\n")
+KW_TRAIN = TRAIN.replace("from data.factory import build_loader", "from data import make_loader")
+
+
+def kw_findings(project, call="loader = make_loader(ds, batch_size=64)", copy="dict(DEFAULTS)", after=""):
+    project.write({"train.py": KW_TRAIN.replace("CALL", call), "data/__init__.py": "from .loaders import make_loader\n",
+                   "data/loaders.py": KW_FACTORY.replace("COPY", copy) + after,
+                   "run.sh": "torchrun --nproc_per_node 8 train.py\n"})
+    return [(f.path, f.span.start.row) for f in project.check(select=["DSL204"]).findings if f.code == "DSL204"]
+
+
+def test_a_module_dict_of_defaults_updated_with_the_callers_keywords_keeps_a_count_no_caller_passes(project):
+    assert kw_findings(project) == [("data/loaders.py", 4)]
+    assert kw_findings(project, copy="DEFAULTS.copy()") == [("data/loaders.py", 4)]
+    assert kw_findings(project, copy="{**DEFAULTS}") == [("data/loaders.py", 4)]
+
+
+def test_a_caller_passing_the_count_or_unseen_keywords_leaves_it_the_callers(project):
+    assert kw_findings(project, call="loader = make_loader(ds, num_workers=2)") == []
+    assert kw_findings(project, call="loader = make_loader(ds, **{'num_workers': 2})") == []
+    # a call in the factory's own module that passes it
+    assert kw_findings(project, after="\n\ndef small(ds):\n    return make_loader(ds, num_workers=1)\n") == []
+    # the dict changed otherwise than by the callers' keywords
+    assert kw_findings(project, after="\n\nDEFAULTS['num_workers'] = 2\n") == []

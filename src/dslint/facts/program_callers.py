@@ -2,6 +2,7 @@
 and whether they leave a parameter at its default."""
 from __future__ import annotations
 
+import posixpath
 from typing import TYPE_CHECKING, Optional
 
 from .program import norm_path
@@ -24,7 +25,10 @@ def _callers(program: "ProgramIndex", path: str, name: str):
                           if local.rpartition(".")[2] == name and local.rpartition(".")[0]
                           and program.module_of(other, local.rpartition(".")[0]) == target}
         if bound or through_module:
-            yield exports, (bound | through_module) & set(exports.called), bound - set(exports.called)
+            uncalled = bound - set(exports.called)
+            if uncalled and posixpath.basename(other) == "__init__.py":
+                continue  # (a package that only re-exports it: the callers import it through the package)
+            yield exports, (bound | through_module) & set(exports.called), uncalled
 
 
 def calls_leaving_default(program: "ProgramIndex", path: str, name: str, position: Optional[int],

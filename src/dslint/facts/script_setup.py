@@ -221,6 +221,9 @@ class LoaderWorkers:
     # References key (None: module level or nested), for a loader a factory of an imported module builds
     fixed: bool = False
     scope: Optional[str] = None
+    # `opts = dict(LOADER_DEFAULTS); opts.update(overrides); DataLoader(ds, **opts)` in `make_loader(ds,
+    # **overrides)`: the count is the module dict's unless a caller passes num_workers (the function's name)
+    unless_callers_pass: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -1258,8 +1261,11 @@ class _Extractor:
                                          nprocs if isinstance(nprocs, int) else None, conditional))
         for site in self.f.calls_to("torch.utils.data.DataLoader"):
             value = site.keyword("num_workers")
+            callers = None
             if value is None and site.has_star_kwargs:  # `DataLoader(ds, **LOADER_KW)`
                 value = self.splatted(site.node, "num_workers")
+                if value is None:
+                    value, callers = self.default_unless_passed(site, "num_workers")
             if value is None:
                 continue
             literal = _literal(value)
@@ -1272,7 +1278,7 @@ class _Extractor:
                 number, per_machine, options, fixed = self.worker_count(value)
             scope = scope_key(site.ctx.function, site.ctx.class_, self.f)
             self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options,
-                                                         fixed and class_default is None, scope))
+                                                         fixed and class_default is None, scope, callers))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
             init = self.init_method(site.keyword("init_method"))
             if isinstance(init, str) and init.startswith("tcp://"):
@@ -1280,6 +1286,46 @@ class _Extractor:
                 if port.isdigit():
                     self.out.ports.append(PortLiteral(self.span(site.keyword("init_method")), int(port),
                                                       f"init_method={init!r}"))
+
+    def default_unless_passed(self, site: CallSite, name: str) -> tuple[Optional[ast.AST], Optional[str]]:
+        """(the value, the function) of keyword `name` that `**opts` gives the call in a module-level function
+        `def make_loader(ds, **overrides)` that builds `opts = dict(DEFAULTS)` (or `DEFAULTS.copy()`, `{**DEFAULTS}`)
+        of a module dict nothing changes and only updates it with `overrides`: DEFAULTS' value, unless a caller
+        passes `name` (the linker asks them); (None, None) for any other shape, or a call of this module that
+        may pass it."""
+        function = site.ctx.function
+        splats = [k.value for k in site.node.keywords if k.arg is None]
+        kwargs = function.args.kwarg.arg if isinstance(function, ast.FunctionDef) and function.args.kwarg else None
+        if kwargs is None or function not in self.f.tree.body or len(splats) != 1 or not isinstance(splats[0], ast.Name):
+            return None, None
+        binding = self.model.binding_of(splats[0])
+        if binding is None or binding.kind != "assignment" or self.model.values_of(splats[0]) != [binding.value]:
+            return None, None
+        copied = binding.value
+        base = copied.args[0] if isinstance(copied, ast.Call) and isinstance(copied.func, ast.Name) \
+            and copied.func.id == "dict" and len(copied.args) == 1 and not copied.keywords else \
+            copied.func.value if isinstance(copied, ast.Call) and isinstance(copied.func, ast.Attribute) \
+            and copied.func.attr == "copy" and not copied.args else \
+            copied.values[0] if isinstance(copied, ast.Dict) and copied.keys == [None] else None
+        defaults = self.unchanged_dict(base) if isinstance(base, ast.Name) else None
+        if defaults is None:
+            return None, None
+        for use in self.model.uses_of(binding):
+            if use is splats[0]:
+                continue
+            call = self.model.parent_of(self.model.parent_of(use))
+            if not (isinstance(self.model.parent_of(use), ast.Attribute) and self.model.parent_of(use).attr == "update"
+                    and isinstance(call, ast.Call) and len(call.args) == 1 and not call.keywords
+                    and isinstance(call.args[0], ast.Name) and call.args[0].id == kwargs
+                    and isinstance(self.model.parent_of(call), ast.Expr)):
+                return None, None  # (changed otherwise, or passed on)
+        value = next((v for k, v in zip(defaults.keys, defaults.values)
+                      if isinstance(k, ast.Constant) and k.value == name), None)
+        if value is None or any(kw.arg is None or kw.arg == name for other in self.f.calls
+                                if isinstance(other.node.func, ast.Name) and other.node.func.id == function.name
+                                for kw in other.node.keywords):
+            return None, None
+        return value, function.name
 
     def splatted(self, call: ast.Call, name: str) -> Optional[ast.AST]:
         """The expression that a `**KW` of `call` gives the keyword `name`, where the module knows KW's

@@ -356,6 +356,7 @@ def _program_loader_workers(project, setup: TrainingSetup) -> Iterator[tuple]:
     """(LoaderWorkers, its module) of the loaders the launched program builds: the script's own, and those
     a factory of an imported module builds with a count of its own (`DataLoader(..., num_workers=
     os.cpu_count())` in data/factory.py) where the script's program runs that function."""
+    from ..facts.program_callers import calls_leaving_default
     from ..facts.program_reach import reaching_entries
     from ..facts.script_setup import ScriptSetupFacts
 
@@ -370,6 +371,9 @@ def _program_loader_workers(project, setup: TrainingSetup) -> Iterator[tuple]:
         for workers in facts.loader_workers if isinstance(facts, ScriptSetupFacts) else ():
             if not workers.fixed or workers.unless_options:
                 continue
+            if workers.unless_callers_pass and not calls_leaving_default(program, module, workers.unless_callers_pass,
+                                                                         None, "num_workers"):
+                continue  # (a caller in another module may pass its own count, or none calls it)
             entries = reaching_entries(project, module, workers.scope) if workers.scope else None
             if workers.scope is None or entries is None or script not in entries:
                 continue  # (module level, nested or unknown: who runs it is not shown)
