@@ -79,6 +79,9 @@ class Collective:
     # (function, parameter): `p.save_checkpoint(...)` on a parameter of a module function, collective only
     # when a caller of the program passes a DeepSpeed engine for `p` (decided once linked)
     engine_param: Optional[tuple] = None
+    # `loop.engine.save_checkpoint(...)` in a module that does not import DeepSpeed (a callback the trainer
+    # hands its loop): collective when a program that runs this module builds a DeepSpeed engine
+    program_engine: bool = False
 
 
 class CollectiveFinder:
@@ -178,6 +181,9 @@ class CollectiveFinder:
             param = self._parameter_receiver(site)
             if param is not None:
                 return Collective(CHECKPOINT, label, _ENGINE_SAVE, engine_param=param)
+            if not self.uses_deepspeed and receiver and "." in receiver and \
+                    "engine" in receiver.rsplit(".", 1)[-1].lower():
+                return Collective(CHECKPOINT, label, _ENGINE_SAVE, program_engine=True)
         return None
 
     def _parameter_receiver(self, site: CallSite) -> Optional[tuple]:

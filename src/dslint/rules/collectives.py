@@ -175,6 +175,26 @@ def _checkpoint_needs(collective) -> Optional[tuple]:
         return ("accelerate-launch-shards", ())
     if collective.engine_param:
         return ("engine-passed", (("function", collective.engine_param[0]), ("param", collective.engine_param[1])))
+    if collective.program_engine:
+        return ("program-builds-engine", ())
+    return None
+
+
+@decider("program-builds-engine")
+def _decide_program_builds_engine(finding, project, params):
+    """Keep a rank-gated `loop.engine.save_checkpoint(...)` of a module that does not import DeepSpeed when a
+    program that runs the module calls deepspeed.initialize in one of its modules; a note names the call."""
+    from ..facts.script_setup import ScriptSetupFacts
+
+    program = project.program
+    for entry in sorted(program.programs_of(finding.path)):
+        for module in sorted(program.closure(entry)):
+            display = program.display.get(module, module)
+            summary = project.scripts.get(display)
+            facts = summary.extra.get("setup") if summary is not None else None
+            if isinstance(facts, ScriptSetupFacts) and facts.deepspeed_inits:
+                return replace(finding, related=[*finding.related, (display, facts.deepspeed_inits[0].span,
+                                                                    "deepspeed.initialize builds the engine here")])
     return None
 
 
