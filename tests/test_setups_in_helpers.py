@@ -199,3 +199,21 @@ def test_helper_passing_a_field_of_the_namespace_as_config(tmp_path):
     root.mkdir()
     files["trainlib/ds.py"] = ENGINE_HELPER.format(body=both)
     assert _setup_of(root, files, "run.py").config.path is None
+
+
+def test_factory_plugin_keywords_through_a_module_dict(tmp_path):
+    kw = "KW = dict(offload_optimizer_device=\"cpu\", gradient_clipping=1.0)\n\n\n"
+    body = ("plug = DeepSpeedPlugin(zero_stage=stage, **KW)\n"
+            "    return Accelerator(deepspeed_plugin=plug)")
+    files = _plugin_files(body=body)
+    files["tools/factory.py"] = files["tools/factory.py"].replace("\n\ndef accelerator_for", "\n" + kw + "def accelerator_for")
+    zero = _setup_of(tmp_path, files, "fit.py").config.value["zero_optimization"]
+    assert zero["stage"] == 3 and zero["offload_optimizer"]["device"] == "cpu"
+
+
+def test_factory_plugin_with_keys_the_module_does_not_show_is_not_followed(tmp_path):
+    body = ("plug = DeepSpeedPlugin(zero_stage=stage, **extra)\n"
+            "    return Accelerator(deepspeed_plugin=plug)")
+    files = _plugin_files(body=body)
+    files["tools/factory.py"] = files["tools/factory.py"].replace("(stage, offload=\"cpu\")", "(stage, offload=\"cpu\", **extra)")
+    assert _setup_of(tmp_path, files, "fit.py").config.value is None

@@ -87,8 +87,9 @@ def deepspeed_args_param(facts, model, function: ast.AST, calls: list) -> Option
 def returned_plugin(model, lines, function: ast.AST, calls: list, returns: list) -> Optional[tuple]:
     """(Span of the DeepSpeedPlugin call, ((field, value, Span of `field=value`), ...)) when the function's one
     `return` gives `Accelerator(deepspeed_plugin=DeepSpeedPlugin(<keywords>))` (the plugin inline or bound to a
-    name once); a value is a literal, a Param, or NotLiteral. None for a plugin that reads a config
-    (`hf_ds_config`), or with `**` or positional arguments."""
+    name once, its keywords maybe through `**` of a dict the module shows: facts/keyword_splats.py); a value
+    is a literal, a Param, or NotLiteral. None for a plugin that reads a config (`hf_ds_config`), with
+    positional arguments, or with `**` of keys not known."""
     if len(returns) != 1 or not any(site.qualname in ACCELERATORS for site in calls):
         return None
     made = model.value_of(returns[0].value)
@@ -100,8 +101,16 @@ def returned_plugin(model, lines, function: ast.AST, calls: list, returns: list)
         return None
     params = {a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs}
     keywords = []
+    if any(kw.arg is None for kw in plugin.keywords):  # `DeepSpeedPlugin(**PLUGIN_KW)`: a dict this module shows
+        from .keyword_splats import call_keywords
+
+        values, spans, is_open = call_keywords(model, plugin, lambda expr: expr, None, lines.span_of_node).merged()
+        if is_open or "hf_ds_config" in values or not all(isinstance(v, ast.AST) for v in values.values()):
+            return None
+        return lines.span_of_node(plugin), tuple((name, _plugin_value(model, value, function, params), spans[name])
+                                                 for name, value in values.items())
     for kw in plugin.keywords:
-        if kw.arg is None or kw.arg == "hf_ds_config":
+        if kw.arg == "hf_ds_config":
             return None
         keywords.append((kw.arg, _plugin_value(model, kw.value, function, params), lines.span_of_node(kw)))
     return lines.span_of_node(plugin), tuple(keywords)
