@@ -614,6 +614,22 @@ def _init_stores(init: ast.AST, assignments: list) -> dict:
     return stores
 
 
+def _pins_visible_devices(facts: ScriptFacts, model) -> bool:
+    """A write of CUDA_VISIBLE_DEVICES at import time (outside every function, not under the `__main__` guard)
+    whose value is not a constant: the rank's own GPU, chosen per process."""
+    from .conditions import mentions_rank, under_main_guard
+    from .values import env_writes
+
+    for access in env_writes(model, "CUDA_VISIBLE_DEVICES"):
+        where = facts.context_of(access.node)
+        value = access.value if access.kind == "write" else access.default
+        if where is None or where.function is not None or under_main_guard(where) or value is None:
+            continue
+        if mentions_rank(facts, value) or not isinstance(value, ast.Constant):
+            return True
+    return False
+
+
 def _literal_or_marker(node: ast.AST):
     value = literal(node)
     if value is None and not (isinstance(node, ast.Constant) and node.value is None):
@@ -807,6 +823,9 @@ class ModuleExports:
 
     imports: list = field(default_factory=list)
     main_guard: bool = False
+    # its import-time code sets CUDA_VISIBLE_DEVICES to a value that depends on the process (the local
+    # rank, the environment): a script importing it sees its own GPU as cuda:0 (DSL101)
+    pins_visible_devices: bool = False
     functions: dict = field(default_factory=dict)  # top-level name -> FunctionSummary
     classes: dict = field(default_factory=dict)  # top-level name -> ClassSummary
     calls: list = field(default_factory=list)  # ProjectCall, ... with a fact about an argument (a loader)
@@ -920,6 +939,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.function_tables = function_tables(facts, set(exports.functions) | imported)
     exports.value_constants = value_constants(facts, summariser.model)
     exports.keyword_dicts = keyword_dicts(facts, summariser.model)
+    exports.pins_visible_devices = "CUDA_VISIBLE_DEVICES" in facts.text and _pins_visible_devices(facts, summariser.model)
     evidence = distributed_facts(facts).multiprocess_evidence
     if evidence:
         first = min(evidence, key=lambda e: (e.node.lineno, e.node.col_offset))

@@ -33,7 +33,7 @@ from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, 
                             traced_constant)
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Location, Severity, Span
-from ..sources.names import dotted
+from ..sources.names import dotted, is_library
 from .context import PythonContext
 from .registry import DECIDERS, Report, decider, python_rule, file_label, short
 
@@ -78,8 +78,22 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
 def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
     """A fixed GPU index in a script whose processes each need their own GPU (unless it sits in a class
     the program runs as a one-GPU Ray actor: `ray.remote(num_gpus=1)(Cls)`, decided by the program)."""
+    imports_project = any(not is_library(q) for q in ctx.facts.imports.names.values()) or bool(ctx.facts.imports.relative)
     for report in _hard_coded_devices(ctx):
-        yield replace(report, needs=actor_needs(ctx.facts, report.target, report.needs, gpus=True))
+        needs = actor_needs(ctx.facts, report.target, report.needs, gpus=True)
+        yield replace(report, needs=("no-imported-device-pin", (("then", needs),)) if imports_project else needs)
+
+
+@decider("no-imported-device-pin")
+def _decide_imported_device_pin(finding, project, params):
+    """Drop a fixed device of a script whose program imports a module that sets CUDA_VISIBLE_DEVICES per
+    process at import time (`gpu_pin.py`: `os.environ["CUDA_VISIBLE_DEVICES"] = gpus[LOCAL_RANK]`): each
+    process then sees its own GPU as cuda:0. Else the decision the finding needed besides."""
+    program = project.program
+    if any(getattr(program.modules.get(m), "pins_visible_devices", False) for m in program.closure(finding.path)):
+        return None
+    then = params["then"]
+    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
 
 
 def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
