@@ -38,3 +38,10 @@ def test_config_from_the_launch_line(project):
     project.write({"train.py": script, "run.sh": "deepspeed --num_gpus 8 train.py --deepspeed_config z3.json\n",
                    "z3.json": '{"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 3}}'})
     assert [p for p, _ in dsl503(project)] == ["train.py"]
+
+
+def test_the_config_of_the_module_holds_no_weights(project):
+    script = SCRIPT.replace('    torch.save(engine.module.state_dict(), "model.pt")\n',
+                            '    engine.module.config.save_pretrained("out")\n    engine.module.base_model.save_pretrained("out")\n')
+    project.write({"train.py": script, "ds.json": '{"train_micro_batch_size_per_gpu": 2, "zero_optimization": {"stage": 3}}'})
+    assert dsl503(project) == [("train.py", 11)]  # the submodule's weights, not the config's JSON

@@ -41,6 +41,10 @@ def gathered(facts: ScriptFacts, node: ast.AST) -> bool:
     return False
 
 
+# Attributes of an HF model that hold no parameters: their save_pretrained writes a JSON or vocabulary file.
+_NOT_WEIGHTS = frozenset(("config", "generation_config", "peft_config", "tokenizer", "processor", "image_processor"))
+
+
 def module_reads(facts: ScriptFacts) -> list[ModuleRead]:
     """Every `x.module.state_dict()` (no positional arguments) and `x.module.save_pretrained(...)` (no
     `state_dict=` given) outside a gather, with the parameter `x` is when it is one (cached)."""
@@ -66,6 +70,8 @@ def _read(facts: ScriptFacts, site, call: str) -> Optional[ModuleRead]:
     parts = text.split(".") if text else []
     if "module" not in parts[1:] or gathered(facts, site.node):
         return None
+    if _NOT_WEIGHTS & set(parts[parts.index("module", 1) + 1:]):
+        return None  # `engine.module.config.save_pretrained(dir)`: the config's JSON, no parameters
     holder = ".".join(parts[:parts.index("module", 1)])
     what = f"{text}.{call}"
     root = func.value
