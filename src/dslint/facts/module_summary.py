@@ -614,6 +614,14 @@ def _init_stores(init: ast.AST, assignments: list) -> dict:
     return stores
 
 
+def _freezes_models(facts: ScriptFacts) -> bool:
+    """`x.requires_grad_(False)` or `p.requires_grad = False` anywhere in the module."""
+    if any(site.node.args and literal(site.node.args[0]) is False or literal(site.keyword("requires_grad")) is False
+           for site in facts.method_calls("requires_grad_")):
+        return True
+    return any(a.name.endswith(".requires_grad") and literal(a.value) is False for a in facts.assignments)
+
+
 def _pins_visible_devices(facts: ScriptFacts, model) -> bool:
     """A write of CUDA_VISIBLE_DEVICES at import time (outside every function, not under the `__main__` guard)
     whose value is not a constant: the rank's own GPU, chosen per process."""
@@ -826,6 +834,9 @@ class ModuleExports:
     # its import-time code sets CUDA_VISIBLE_DEVICES to a value that depends on the process (the local
     # rank, the environment): a script importing it sees its own GPU as cuda:0 (DSL101)
     pins_visible_devices: bool = False
+    # it freezes some model: `m.requires_grad_(False)`, or `p.requires_grad = False` (a caller of a function
+    # whose model parameter runs in eval mode may have frozen what it passes: DSL402)
+    freezes_models: bool = False
     functions: dict = field(default_factory=dict)  # top-level name -> FunctionSummary
     classes: dict = field(default_factory=dict)  # top-level name -> ClassSummary
     calls: list = field(default_factory=list)  # ProjectCall, ... with a fact about an argument (a loader)
@@ -940,6 +951,7 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.value_constants = value_constants(facts, summariser.model)
     exports.keyword_dicts = keyword_dicts(facts, summariser.model)
     exports.pins_visible_devices = "CUDA_VISIBLE_DEVICES" in facts.text and _pins_visible_devices(facts, summariser.model)
+    exports.freezes_models = "requires_grad" in facts.text and _freezes_models(facts)
     evidence = distributed_facts(facts).multiprocess_evidence
     if evidence:
         first = min(evidence, key=lambda e: (e.node.lineno, e.node.col_offset))

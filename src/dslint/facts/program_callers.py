@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 def _callers(program: "ProgramIndex", path: str, name: str):
-    """(module, its local names for `name` of `path`, the names it imports without calling) for each
+    """(module, its exports, its local names for `name` of `path`, the names it imports without calling) for each
     other module that imports `name` of `path` (maybe through a package that re-exports it) or calls it
     through its module (`flops.count(...)`)."""
     target = norm_path(path)
@@ -28,7 +28,7 @@ def _callers(program: "ProgramIndex", path: str, name: str):
             uncalled = bound - set(exports.called)
             if uncalled and posixpath.basename(other) == "__init__.py":
                 continue  # (a package that only re-exports it: the callers import it through the package)
-            yield exports, (bound | through_module) & set(exports.called), uncalled
+            yield other, exports, (bound | through_module) & set(exports.called), uncalled
 
 
 def calls_leaving_default(program: "ProgramIndex", path: str, name: str, position: Optional[int],
@@ -37,7 +37,7 @@ def calls_leaving_default(program: "ProgramIndex", path: str, name: str, positio
     `parameter` (the positional one at `position`, or by keyword); None when one may (a `**kwargs`
     included), or a module imports the function without calling it (it may pass it on)."""
     count = 0
-    for exports, called, uncalled in _callers(program, path, name):
+    for _, exports, called, uncalled in _callers(program, path, name):
         if uncalled:
             return None
         for local in called:
@@ -54,8 +54,33 @@ def callers_with_grad(program: "ProgramIndex", path: str, name: str) -> Optional
     with autograd on? None when a module imports it without calling it (it may pass it on, and the
     calls are then unseen)."""
     modes = []
-    for exports, called, uncalled in _callers(program, path, name):
+    for _, exports, called, uncalled in _callers(program, path, name):
         if uncalled:
             return None
         modes.append(bool(called & set(exports.called_with_grad)))
     return modes
+
+
+def callers_may_freeze(program: "ProgramIndex", path: str, name: str) -> bool:
+    """May a caller of `name` of `path` in another module have frozen the model it passes: it freezes a
+    model itself, or calls a project function of a module that does (`freeze(teacher)` of utils), or
+    imports `name` without calling it (it may pass it on)? False when no other module calls it."""
+    for other, exports, called, uncalled in _callers(program, path, name):
+        if uncalled or exports.freezes_models:
+            return True
+        for local in exports.called:
+            if any(_defined_in(program, other, ref, local) for ref in exports.imports
+                   for _, bound in ref.names if bound == local.partition(".")[0]):
+                return True
+    return False
+
+
+def _defined_in(program: "ProgramIndex", importer: str, ref, local: str) -> bool:
+    """Is the project name `local` that `importer` calls (bound by the import `ref`) a name of a module that
+    freezes models (`from utils.torch_utils import freeze`, `torch_utils.freeze` of an imported module)?"""
+    head, _, rest = local.partition(".")
+    target = program.module_of(importer, head) if rest else None  # `utils.freeze(...)`: utils is a module
+    if target is None:
+        target = program.module_file(importer, ref.module, ref.level) if ref.module or ref.level else None
+    helper = program.modules.get(target) if target is not None else None
+    return helper is not None and helper.freezes_models

@@ -583,12 +583,37 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
         decided.add(key)
         report = _frozen_model_report(facts, model, site, key, target, before)
         if report is not None:
+            report.needs = _callers_needs(facts, key, None)
             yield report
     for key, (site, target, before, assumed) in off_if.items():
         report = None if key in decided else _frozen_model_report(facts, model, site, key, target, before)
         if report is not None:
-            report.needs = _off_by(tuple(sorted(assumed)), None)
+            report.needs = _callers_needs(facts, key, _off_by(tuple(sorted(assumed)), None))
             yield report
+
+
+def _callers_needs(facts: ScriptFacts, key, needs: Optional[tuple]) -> Optional[tuple]:
+    """For a model that is a parameter of a module-level function, the callers in other modules decide too
+    (`callers-may-freeze`); else `needs`."""
+    if not (isinstance(key, Binding) and key.kind == "parameter"):
+        return needs
+    function = key.scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in facts.tree.body:
+        return needs
+    return ("callers-may-freeze", (("function", function.name), ("then", needs)))
+
+
+@decider("callers-may-freeze")
+def _decide_callers_may_freeze(finding, project, params):
+    """Drop the finding when a caller of the function in another module may have frozen the model it passes
+    (it freezes a model itself, or calls a project helper of a module that does: `freeze(teacher)`). Else
+    the decision the finding needed besides."""
+    from ..facts.program_callers import callers_may_freeze
+
+    if callers_may_freeze(project.program, finding.path, params["function"]):
+        return None
+    then = params["then"]
+    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
 
 
 def _frozen_model_report(facts: ScriptFacts, model: SemanticModel, site: CallSite, key, target,
