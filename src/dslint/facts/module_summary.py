@@ -221,6 +221,9 @@ class ArgumentFact:
     # (the callee's local name, the unpack index or None); the callee's summary says what it returns
     returned_by: Optional[tuple] = None
     wrapper: Optional[str] = None  # "DDP", "FSDP" or "engine" (deepspeed.initialize's) when it holds one
+    # a name bound once to a transformers/diffusers `from_pretrained` model (in eval mode) that this module
+    # never trains, freezes or hands anything else: `reference` of DPOTrainer(policy, reference, ...)
+    pretrained: bool = False
 
 
 @dataclass(frozen=True)
@@ -661,6 +664,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     out = []
     loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
     returned = _returned_names(facts, imported)
+    pretrained = _untouched_pretrained(facts, summariser.model) if facts.method_calls("from_pretrained") else {}
     for site in facts.calls:
         # (the call's receiver and attribute are already spelled out: no walk of the callee)
         head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
@@ -670,7 +674,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
         called.add(local)
         shapes.setdefault(local, []).append(call_shape(site.node))
         # (what a library's call is given is of no interest to another project module's summary)
-        followed = (returned or summariser.builds_wrappers) and not _library_call(facts, head)
+        followed = (returned or summariser.builds_wrappers or pretrained) and not _library_call(facts, head)
         if not loaders and not followed:
             continue
         given = [(p, None, a) for p, a in enumerate(site.node.args)]
@@ -680,8 +684,9 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
             loader, row = summariser.loader_kind(arg) if loaders else (None, 0)
             source, at = _returned_by(summariser.model, arg, returned) if loader is None and followed else (None, 0)
             wrapper = summariser.wrapper_kind(arg) if loader is None and source is None and followed else None
-            arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper))
-        if not any(a.loader or a.returned_by or a.wrapper for a in arguments):
+            fresh = isinstance(arg, ast.Name) and pretrained.get(arg.id) is site.node
+            arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper, fresh))
+        if not any(a.loader or a.returned_by or a.wrapper or a.pretrained for a in arguments):
             continue
         node = site.node
         star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
@@ -689,6 +694,39 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
                                tuple(arguments), tuple(k.arg for k in node.keywords if k.arg), star,
                                getattr(site.ctx.function, "name", None)))
     return tuple(sorted(called)), out, {local: tuple(found) for local, found in shapes.items()}
+
+
+def _untouched_pretrained(facts: ScriptFacts, model) -> dict:
+    """name -> the one call it is passed to, for each name bound once to `X.from_pretrained(...)` of transformers
+    or diffusers (through `.to(device)` and the like) whose every other use is a move (`.to`, `.cuda`, `.eval`):
+    a model this module never trains or freezes, handed to that call alone."""
+    out = {}
+    for site in facts.method_calls("from_pretrained"):
+        if (model.resolve(site.node.func) or "").split(".")[0] not in ("transformers", "diffusers"):
+            continue
+        outer = site.node
+        while isinstance(model.parent_of(outer), ast.Attribute) and model.parent_of(outer).attr in ("to", "cuda", "eval") \
+                and isinstance(model.parent_of(model.parent_of(outer)), ast.Call):
+            outer = model.parent_of(model.parent_of(outer))
+        statement = model.parent_of(outer)
+        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)):
+            continue
+        bindings = model._bindings_of_statement(statement)
+        if len(bindings) != 1 or len(model.own_scope(bindings[0].scope.node).bindings.get(bindings[0].name, ())) != 1:
+            continue
+        passed = []
+        for use in model.uses_of(bindings[0]):
+            parent = model.parent_of(use)
+            if isinstance(parent, ast.Attribute) and parent.attr in ("to", "cuda", "eval"):
+                continue
+            if isinstance(parent, ast.Call) and use in parent.args or isinstance(parent, ast.keyword):
+                passed.append(parent if isinstance(parent, ast.Call) else model.parent_of(parent))
+                continue
+            passed.append(None)  # read another way: trained, frozen or handed on, for all this module shows
+        if len(passed) == 1 and passed[0] is not None:
+            out[bindings[0].name] = passed[0]
+    return out
 
 
 def call_shape(call: ast.Call) -> tuple[int, tuple, bool]:

@@ -84,3 +84,21 @@ def _defined_in(program: "ProgramIndex", importer: str, ref, local: str) -> bool
         target = program.module_file(importer, ref.module, ref.level) if ref.module or ref.level else None
     helper = program.modules.get(target) if target is not None else None
     return helper is not None and helper.freezes_models
+
+
+def pretrained_for_every_call(program: "ProgramIndex", path: str, name: str, parameter: str, position: int) -> bool:
+    """Does every call of `name` (a class or function of `path`) from the other modules bind `parameter`
+    (the positional one at `position`, or by keyword) to a `from_pretrained` model the caller never trains
+    (ArgumentFact.pretrained), and is there one? False when a module imports it without calling it."""
+    count = 0
+    for _, exports, called, uncalled in _callers(program, path, name):
+        if uncalled:
+            return False
+        for local in called:
+            shapes = exports.call_shapes.get(local, ())
+            fed = [c for c in exports.calls if c.local == local and any(
+                a.pretrained and (a.keyword == parameter or a.position == position) for a in c.arguments)]
+            if len(fed) != len(shapes):
+                return False
+            count += len(fed)
+    return count > 0

@@ -590,6 +590,73 @@ def frozen_model_records_gradients(ctx: PythonContext) -> Iterator[Report]:
         if report is not None:
             report.needs = _callers_needs(facts, key, _off_by(tuple(sorted(assumed)), None))
             yield report
+    yield from _constructor_fed_models(facts, steps)
+
+
+def _constructor_fed_models(facts: ScriptFacts, steps: list) -> Iterator[Report]:
+    """`self.reference(...)` in a training step of a class that stores `reference`, a parameter of its
+    `__init__`, as `self.reference` and never trains, freezes or hands it on, next to another `self.x(...)`
+    forward: a frozen model if its callers pass a `from_pretrained` model they never train (decided once
+    linked: `constructor-gets-pretrained`)."""
+    stores = _init_parameter_stores(facts)
+    reported = set()
+    for site in steps if stores else ():
+        func, klass = site.node.func, site.ctx.class_
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+                and klass is not None and (klass.name, func.attr) in stores and (klass.name, func.attr) not in reported):
+            continue
+        others = [c for c in facts.calls if c.ctx.function is site.ctx.function and c.node is not site.node
+                  and isinstance(c.node.func, ast.Attribute) and isinstance(c.node.func.value, ast.Name)
+                  and c.node.func.value.id == "self" and (klass.name, c.node.func.attr) in stores]
+        if not others or autograd_off(facts, site.node) or _self_attribute_touched(facts, klass, func.attr):
+            continue
+        reported.add((klass.name, func.attr))
+        param, position = stores[(klass.name, func.attr)]
+        yield Report(site.node, f"self.{short(func.attr, 20)} is an eval-mode from_pretrained model its callers pass, yet "
+                     f"{short(site.ctx.function.name, 20)}() records its graph; call it under torch.no_grad()",
+                     needs=("constructor-gets-pretrained", (("klass", klass.name), ("param", param),
+                                                            ("position", position))))
+
+
+def _init_parameter_stores(facts: ScriptFacts) -> dict:
+    """(class, attribute) -> (parameter, position without self) for each `self.x = p` of a parameter `p` in the
+    `__init__` of a top-level class."""
+    out = {}
+    for klass in (n for n in facts.tree.body if isinstance(n, ast.ClassDef)):
+        init = next((f for f in klass.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+        if init is None:
+            continue
+        params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+        for stmt in init.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) \
+                    and stmt.value.id in params and isinstance(stmt.targets[0], ast.Attribute) \
+                    and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == "self":
+                out[(klass.name, stmt.targets[0].attr)] = (stmt.value.id, params.index(stmt.value.id))
+    return out
+
+
+def _self_attribute_touched(facts: ScriptFacts, klass: ast.ClassDef, attr: str) -> bool:
+    """Does the module assign `self.<attr>` more than once, or read it other than as a call of it (`.train()`,
+    `.parameters()`, `requires_grad_`, handed to a call)?"""
+    if sum(1 for a in facts.assignments if a.name == f"self.{attr}") != 1:
+        return True
+    for node, ctx in facts.of_type(ast.Attribute):
+        if node.attr != attr or not isinstance(node.value, ast.Name) or node.value.id != "self" \
+                or ctx.class_ is not klass or not isinstance(node.ctx, ast.Load):
+            continue
+        if not (isinstance(ctx.parent, ast.Call) and ctx.parent.func is node):
+            return True
+    return False
+
+
+@decider("constructor-gets-pretrained")
+def _decide_constructor_gets_pretrained(finding, project, params):
+    """Keep the finding when the class is built by the other modules of the project, every call binding the
+    parameter with a `from_pretrained` model that module never trains or freezes (ArgumentFact.pretrained)."""
+    from ..facts.program_callers import pretrained_for_every_call
+
+    return finding if pretrained_for_every_call(project.program, finding.path, params["klass"], params["param"],
+                                                params["position"]) else None
 
 
 def _callers_needs(facts: ScriptFacts, key, needs: Optional[tuple]) -> Optional[tuple]:
