@@ -23,7 +23,10 @@ the session of 2026-12-02; 8 (2026-12-02): 24 (14 broken, 10 clean: src/ layouts
 Fabric settings dataclasses, grad-off factories chosen at run time), 18/24 at first contact, 23/24 after;
 9 (2026-12-02): 24 (13 broken, 11 clean: ml_collections configs, hooks dispatched by getattr, configs
 generated with json.dump by a Makefile prerequisite, Ray actors made with ray.remote(...)(Cls), project
-grad-off decorators and context managers), 14/24 at first contact.
+grad-off decorators and context managers), 14/24 at first contact; 10 (2026-12-03): 24 (14 broken, 10
+clean: Hydra config groups, a CUDA_VISIBLE_DEVICES pin in an imported module, helpers that freeze or
+turn autograd off in utils/, a DPO reference handed to a trainer class, DeepSpeedPlugin(**KW) in an
+accelerator factory, Slurm thread arithmetic, LightningCLI class_path strategies), 19/24 at first contact.
 """
 from __future__ import annotations
 

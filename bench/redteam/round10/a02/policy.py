@@ -1,0 +1,13 @@
+import torch.nn as nn
+
+
+class PolicyNet(nn.Module):
+    def __init__(self, obs_dim=128, n_actions=18, hidden=512):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(obs_dim, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh())
+        self.pi = nn.Linear(hidden, n_actions)
+        self.v = nn.Linear(hidden, 1)
+
+    def forward(self, obs):
+        h = self.body(obs)
+        return self.pi(h), self.v(h).squeeze(-1)

@@ -1,0 +1,3 @@
+from .loaders import build_dataloaders
+
+__all__ = ["build_dataloaders"]
