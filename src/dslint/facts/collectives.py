@@ -778,7 +778,7 @@ def callers_pass_constants(project, path: str, function: str, params: tuple) -> 
 
     summaries = {id(s.module): s for s in project.scripts.values() if s is not None and s.module is not None}
     calls = 0
-    for exports, called, uncalled in _callers(project.program, path, function):
+    for _, exports, called, uncalled in _callers(project.program, path, function):
         if uncalled:
             return False
         summary = summaries.get(id(exports))
