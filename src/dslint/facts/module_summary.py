@@ -509,7 +509,7 @@ class _Summariser:
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 summary.methods[stmt.name] = self.function(stmt)
                 if stmt.name == "__init__":
-                    summary.init_stores = _init_stores(stmt, self.inside(stmt)[3])
+                    summary.init_stores = init_stores(stmt, self.inside(stmt)[3])
         if summary.init_stores:
             hops = {site.receiver for site in self.facts.method_calls("module") if site.ctx.class_ is node} | {
                 site.receiver[:-len(".module")] for site in self.facts.method_calls("forward")
@@ -599,7 +599,7 @@ def _without_row(found: Optional[tuple]) -> Optional[tuple]:
     return None if found is None else (found[0], found[2])
 
 
-def _init_stores(init: ast.AST, assignments: list) -> dict:
+def init_stores(init: ast.AST, assignments: list) -> dict:
     """`self.loader = loader` (also in tuple form) in `__init__`: parameter -> attribute."""
     params = {a.arg for a in init.args.args + init.args.kwonlyargs}
     stores = {}

@@ -86,7 +86,8 @@ def _defined_in(program: "ProgramIndex", importer: str, ref, local: str) -> bool
     return helper is not None and helper.freezes_models
 
 
-def pretrained_for_every_call(program: "ProgramIndex", path: str, name: str, parameter: str, position: int) -> bool:
+def pretrained_for_every_call(program: "ProgramIndex", path: str, name: str, parameter: str,
+                              position: Optional[int]) -> bool:
     """Does every call of `name` (a class or function of `path`) from the other modules bind `parameter`
     (the positional one at `position`, or by keyword) to a `from_pretrained` model the caller never trains
     (ArgumentFact.pretrained), and is there one? False when a module imports it without calling it."""
@@ -97,7 +98,8 @@ def pretrained_for_every_call(program: "ProgramIndex", path: str, name: str, par
         for local in called:
             shapes = exports.call_shapes.get(local, ())
             fed = [c for c in exports.calls if c.local == local and any(
-                a.pretrained and (a.keyword == parameter or a.position == position) for a in c.arguments)]
+                a.pretrained and (a.keyword == parameter or position is not None and a.position == position)
+                for a in c.arguments)]
             if len(fed) != len(shapes):
                 return False
             count += len(fed)

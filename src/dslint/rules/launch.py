@@ -17,7 +17,7 @@ from ..facts.program import is_test_module
 from ..facts.spawn_args import port_of
 from ..facts.spawn_targets import rankless_spawn
 from .context import SetupContext
-from .registry import DECIDERS, Report, decider, setup_rule, file_label, short
+from .registry import decide_then, Report, decider, setup_rule, file_label, short
 
 
 def _started(setup: TrainingSetup) -> str:
@@ -274,5 +274,4 @@ def _decide_hook_runs(finding, project, params):
     oldest = oldest_allowed(Path(project.root), "lightning", Path(finding.path).parent, project.note_input)
     if oldest is not None and oldest >= params["removed"]:
         return None
-    then = params["then"]
-    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
+    return decide_then(finding, project, params["then"])

@@ -25,7 +25,7 @@ from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
 from ..sources.names import dotted
 from .context import PythonContext
-from .registry import DECIDERS, Report, decider, python_rule, short
+from .registry import decide_then, Report, decider, python_rule, short
 
 # -- which model an expression is ------------------------------------------------------------------
 
@@ -217,8 +217,7 @@ def _decide_grad_off_helpers(finding, project, params):
     frozen():` that calls set_grad_enabled(False) before its yield); else the decision it needed besides."""
     if all(grad_off_helper(project.program, finding.path, local, kind) for local, kind in params["helpers"]):
         return None
-    then = params["then"]
-    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
+    return decide_then(finding, project, params["then"])
 
 
 @decider("eval-helper-callers")
@@ -267,8 +266,7 @@ def _decide_made_up_inputs(finding, project, params):
             made_up_everywhere = False
     if made_up_everywhere:
         return None
-    then = params["then"]
-    return DECIDERS[then[0]](finding, project, dict(then[1]))
+    return decide_then(finding, project, params["then"])
 
 
 @decider("no-gradients-in-program")
@@ -619,19 +617,19 @@ def _constructor_fed_models(facts: ScriptFacts, steps: list) -> Iterator[Report]
 
 
 def _init_parameter_stores(facts: ScriptFacts) -> dict:
-    """(class, attribute) -> (parameter, position without self) for each `self.x = p` of a parameter `p` in the
-    `__init__` of a top-level class."""
+    """(class, attribute) -> (parameter, its position after self, None for a keyword-only one) for each
+    `self.x = p` of a parameter `p` in the `__init__` of a top-level class (module_summary.init_stores)."""
+    from ..facts.module_summary import init_stores
+
     out = {}
     for klass in (n for n in facts.tree.body if isinstance(n, ast.ClassDef)):
         init = next((f for f in klass.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
         if init is None:
             continue
-        params = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
-        for stmt in init.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) \
-                    and stmt.value.id in params and isinstance(stmt.targets[0], ast.Attribute) \
-                    and isinstance(stmt.targets[0].value, ast.Name) and stmt.targets[0].value.id == "self":
-                out[(klass.name, stmt.targets[0].attr)] = (stmt.value.id, params.index(stmt.value.id))
+        positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:]
+        assignments = [node for node, ctx in facts.of_type(ast.Assign) if ctx.function is init]
+        for param, attr in init_stores(init, assignments).items():
+            out[(klass.name, attr.split(".", 1)[1])] = (param, positional.index(param) if param in positional else None)
     return out
 
 
@@ -679,8 +677,7 @@ def _decide_callers_may_freeze(finding, project, params):
 
     if callers_may_freeze(project.program, finding.path, params["function"]):
         return None
-    then = params["then"]
-    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
+    return decide_then(finding, project, params["then"])
 
 
 def _frozen_model_report(facts: ScriptFacts, model: SemanticModel, site: CallSite, key, target,

@@ -35,7 +35,7 @@ from ..fixes import append_keyword, codemod_fixer, make_fix, node_at
 from ..model import Applicability, Location, Severity, Span
 from ..sources.names import dotted, is_library
 from .context import PythonContext
-from .registry import DECIDERS, Report, decider, python_rule, file_label, short
+from .registry import decide_then, Report, decider, python_rule, file_label, short
 
 
 _CUDA_INDEX = re.compile(r"^cuda:\d+$")
@@ -92,8 +92,7 @@ def _decide_imported_device_pin(finding, project, params):
     program = project.program
     if any(getattr(program.modules.get(m), "pins_visible_devices", False) for m in program.closure(finding.path)):
         return None
-    then = params["then"]
-    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
+    return decide_then(finding, project, params["then"])
 
 
 def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
@@ -357,8 +356,7 @@ def _decide_ray_actor_class(finding, project, params):
     finding needed besides."""
     if ray_actor_class(project, finding.path, params["klass"], params["gpus"]) is not None:
         return None
-    then = params["then"]
-    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
+    return decide_then(finding, project, params["then"])
 
 
 @decider("fixed-device-everywhere")

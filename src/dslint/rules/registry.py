@@ -124,6 +124,12 @@ def decider(name: str):
     return decorator
 
 
+def decide_then(finding, project, then: Optional[tuple]):
+    """The decision a finding needs besides the one a decider just made (`("then", needs)` of its params): that
+    decider's answer, or the finding itself when nothing else is needed."""
+    return DECIDERS[then[0]](finding, project, dict(then[1])) if then else finding
+
+
 def declare(code: str, name: str, *, kind: str = "engine", severity: Severity = Severity.ERROR,
             fix: Optional[Applicability] = None) -> None:
     """A code emitted by the engine itself (syntax errors, unreadable files, rule crashes, unused noqa)."""
