@@ -40,6 +40,7 @@ from .program_effects import function_effects, returns_made_up
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from .set_epoch_params import set_epoch_params
 from .values import is_rank_expression
+from .worker_counts import machine_field_default
 from .zero3_reads import module_reads
 
 DATALOADER = "torch.utils.data.DataLoader"
@@ -196,6 +197,7 @@ class ClassSummary:
     row: int
     bases: tuple = ()
     field_defaults: dict = field(default_factory=dict)  # field -> literal default (NO_VALUE when not a literal)
+    machine_fields: tuple = ()  # fields whose default is the machine's CPU count (`field(default_factory=os.cpu_count)`)
     is_dataclass: bool = False
     methods: dict = field(default_factory=dict)  # name -> FunctionSummary
     init_stores: dict = field(default_factory=dict)  # __init__ parameter -> "self.x" it is stored in
@@ -504,6 +506,8 @@ class _Summariser:
         for stmt in node.body:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
                 summary.field_defaults[stmt.target.id] = _field_default(stmt.value)
+                if machine_field_default(stmt.value, self.facts.callee_name, self.facts.resolve):
+                    summary.machine_fields += (stmt.target.id,)
             elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 summary.field_defaults[stmt.targets[0].id] = _literal_or_marker(stmt.value)
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):

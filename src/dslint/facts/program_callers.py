@@ -104,3 +104,42 @@ def pretrained_for_every_call(program: "ProgramIndex", path: str, name: str, par
                 return False
             count += len(fed)
     return count > 0
+
+
+MACHINE_DEFAULT = "machine"  # instance_field_default's answer for a field defaulting to the CPU count
+
+
+def instance_field_default(project, path: str, name: str, position: int, parameter: str, field: str):
+    """The default of `field` of the config object every caller in the other modules passes `name` of
+    `path` as `parameter` (at `position`): each call gives a fresh instance of one project class
+    (`build_loader(DataConfig())`) that leaves `field` alone (instance_arguments): the class's literal
+    default, or MACHINE_DEFAULT for `field(default_factory=os.cpu_count)`; None when a call passes
+    something else, the classes differ, or a module imports the function without calling it."""
+    from .instance_arguments import ANY_FIELD
+
+    program = project.program
+    answers = set()
+    for other, exports, called, uncalled in _callers(program, path, name):
+        summary = project.scripts.get(other)
+        given = summary.extra.get("instance_arguments") if summary is not None else None
+        if uncalled or given is None:
+            return None
+        for local in called:
+            calls = given.get(local, ())
+            if len(calls) != len(exports.call_shapes.get(local, ())):
+                return None  # (a call that passes no project instance at all)
+            for arguments in calls:
+                found = [(klass, fields) for slot, klass, fields in arguments if slot in (position, parameter)]
+                if len(found) != 1 or field in found[0][1] or ANY_FIELD in found[0][1]:
+                    return None
+                symbol = program.symbol(other, found[0][0])
+                if symbol is None or symbol.klass is None:
+                    return None
+                if field in symbol.klass.machine_fields:
+                    answers.add(MACHINE_DEFAULT)
+                else:
+                    value = symbol.klass.field_defaults.get(field)
+                    if not isinstance(value, int) or isinstance(value, bool):
+                        return None
+                    answers.add(value)
+    return answers.pop() if len(answers) == 1 else None

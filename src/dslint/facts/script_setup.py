@@ -32,7 +32,7 @@ from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, argparse_takes_text,
                      class_field_default, config_object_read, constant, env_accesses, factory_default, instance_field,
                      is_namespace, overridden_attribute, traced_constant)
-from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling
+from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling, machine_field_default
 from .option_defaults import option_default
 from .cli_options import ParsedOptions, parsed_options
 from .program_reach import scope_key
@@ -224,6 +224,9 @@ class LoaderWorkers:
     # `opts = dict(LOADER_DEFAULTS); opts.update(overrides); DataLoader(ds, **opts)` in `make_loader(ds,
     # **overrides)`: the count is the module dict's unless a caller passes num_workers (the function's name)
     unless_callers_pass: Optional[str] = None
+    # `num_workers=cfg.workers` where `cfg` is a parameter of a module-level function that only reads its
+    # attributes: (function, position, parameter, field); the linker reads the instance its callers pass
+    param_field: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -1111,6 +1114,17 @@ class _Extractor:
             return (value if isinstance(value, int) and not isinstance(value, bool) else None), None
         return None, (dotted(found.klass), found.field)
 
+    def machine_class_field(self, expr: ast.AST) -> bool:
+        """`cfg.workers` kept at the default of a class of this module that is the machine's CPU count
+        (`workers: int = field(default_factory=os.cpu_count)`)."""
+        model = semantic_model(self.f)
+        found = instance_field(model, model.value_of(expr))
+        klass = self.f.classes.get(dotted(found.klass) or "") if found is not None and found.local else None
+        return klass is not None and any(
+            isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == found.field
+            and stmt.value is not None and machine_field_default(stmt.value, self.f.callee_name, self.f.resolve)
+            for stmt in klass.body)
+
     def instance_default(self, expr: ast.Attribute) -> tuple[Any, Optional[tuple]]:
         """`cfg.batch_size` of an instance left at the class's default, built in the module (`cfg =
         RunConfig()`) or passed in (`main(RunConfig())`, `passed_instance`): (its value, None) for a class
@@ -1137,18 +1151,10 @@ class _Extractor:
         """The class of `cfg` in `cfg.x` when `cfg` is a parameter of a top-level function that the module
         only calls, each time with `C()` (no arguments) for it, and the function only reads attributes of
         it (no store, no method call, not passed on): `C`; else None."""
-        param = expr.value
-        binding = self.model.binding_of(param) if isinstance(param, ast.Name) else None
-        if binding is None or binding.kind != "parameter" or binding.position is None:
+        binding = self.read_only_parameter(expr)
+        if binding is None:
             return None
         function = binding.scope.node
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in self.f.tree.body:
-            return None
-        for use in self.model.uses_of(binding):
-            parent = self.model.parent_of(use)
-            if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)) or (
-                    isinstance(self.model.parent_of(parent), ast.Call) and self.model.parent_of(parent).func is parent):
-                return None
         defined = self.model.own_scope(self.f.tree).bindings.get(function.name, [])
         if len(defined) != 1 or defined[0].node is not function:
             return None
@@ -1166,6 +1172,23 @@ class _Extractor:
             classes.add(dotted(built.func))
             klass = built.func
         return klass if len(classes) == 1 else None
+
+    def read_only_parameter(self, expr: ast.Attribute):
+        """The parameter binding of `cfg` in `cfg.x`, when `cfg` is a positional parameter of a module-level
+        function that only reads attributes of it (no store, no method call, not passed on); else None."""
+        param = expr.value
+        binding = self.model.binding_of(param) if isinstance(param, ast.Name) else None
+        if binding is None or binding.kind != "parameter" or binding.position is None:
+            return None
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in self.f.tree.body:
+            return None
+        for use in self.model.uses_of(binding):
+            parent = self.model.parent_of(use)
+            if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)) or (
+                    isinstance(self.model.parent_of(parent), ast.Call) and self.model.parent_of(parent).func is parent):
+                return None
+        return binding
 
     def worker_count(self, expr: ast.AST) -> tuple[Optional[int], bool, tuple, bool]:
         """A worker count through names, module constants and command-line defaults: (the int, whether
@@ -1274,11 +1297,19 @@ class _Extractor:
             fixed = number is not None or per_machine
             if number is None and not per_machine:
                 number, class_default = self.class_field_value(value)
+                if number is None and class_default is None and self.machine_class_field(value):
+                    per_machine = fixed = True
             if number is None and class_default is None and not per_machine:
                 number, per_machine, options, fixed = self.worker_count(value)
             scope = scope_key(site.ctx.function, site.ctx.class_, self.f)
+            param_field = None
+            if number is None and class_default is None and not per_machine and isinstance(value, ast.Attribute):
+                binding = self.read_only_parameter(value)
+                defined = self.model.own_scope(self.f.tree).bindings.get(binding.scope.node.name, []) if binding else []
+                if len(defined) == 1 and not self.model.uses_of(defined[0]):  # (called from other modules only)
+                    param_field = (binding.scope.node.name, binding.position, binding.name, value.attr)
             self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options,
-                                                         fixed and class_default is None, scope, callers))
+                                                         fixed and class_default is None, scope, callers, param_field))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
             init = self.init_method(site.keyword("init_method"))
             if isinstance(init, str) and init.startswith("tcp://"):

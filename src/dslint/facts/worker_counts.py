@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional, Union
 
+from ..sources.names import dotted
+
 CPU_COUNTS = ("os.cpu_count", "multiprocessing.cpu_count", "psutil.cpu_count")  # the machine's, not the rank's
 MACHINE = "machine"
 
@@ -68,3 +70,18 @@ def _scale(expr: ast.AST, callee_name, depth: int) -> Scale:
         body, orelse = inner(expr.body), inner(expr.orelse)
         return MACHINE if body == orelse == MACHINE else None
     return None
+
+
+def machine_field_default(value: ast.AST, callee_name: Callable[[ast.Call], Optional[str]],
+                          resolve: Callable[[ast.AST], Optional[str]]) -> bool:
+    """Is a class field's default the machine's CPU count: `workers: int = os.cpu_count()`,
+    `field(default_factory=os.cpu_count)`, `field(default_factory=lambda: os.cpu_count() - 1)`?"""
+    if isinstance(value, ast.Call) and (dotted(value.func) or "").rsplit(".", 1)[-1] in ("field", "Field"):
+        factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+        default = next((k.value for k in value.keywords if k.arg == "default"), None)
+        if isinstance(factory, ast.Lambda):
+            return cpu_scaling(factory.body, callee_name)[0]
+        if factory is not None:
+            return resolve(factory) in CPU_COUNTS
+        return default is not None and cpu_scaling(default, callee_name)[0]
+    return cpu_scaling(value, callee_name)[0]

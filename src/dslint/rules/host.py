@@ -11,14 +11,17 @@ rules/DSL201.md, DSL202.md (messages stay one line; the numbers live in the docu
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Iterator, Optional
 
+from ..facts import instance_arguments  # noqa: F401 (its summary extractor: configs passed to factories)
 from ..facts.bindings import semantic_model
 from ..facts.keyword_splats import CallKeywords, call_keywords, module_constant, resolved
 from ..facts.link import TrainingSetup, link_setups, node_cores
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at, with_import
 from ..model import Applicability
 from ..facts.program import norm_path
+from ..facts.program_callers import MACHINE_DEFAULT, calls_leaving_default, instance_field_default
 from ..facts.values import UNKNOWN, constant, option_on_command_line
 from ..sources.launch.launchers import LAUNCHERS, OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION
 from .context import PythonContext, SetupContext
@@ -331,7 +334,11 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
             continue
         cores, _ = node_cores(setup, ctx.settings.cpu_cores)
         for workers, where in _program_loader_workers(ctx.project, setup):
-            value = workers.value if workers.value is not None else _class_default(ctx.project, where, workers)
+            value = workers.value
+            if value is None and workers.class_default is not None:
+                value = _class_default(ctx.project, where, workers)
+                if value == MACHINE_DEFAULT:
+                    value, workers = None, dataclasses.replace(workers, per_machine=True)
             how = ""
             if workers.unless_options:
                 value, how = _launch_worker_count(setup, workers, value)
@@ -356,7 +363,6 @@ def _program_loader_workers(project, setup: TrainingSetup) -> Iterator[tuple]:
     """(LoaderWorkers, its module) of the loaders the launched program builds: the script's own, and those
     a factory of an imported module builds with a count of its own (`DataLoader(..., num_workers=
     os.cpu_count())` in data/factory.py) where the script's program runs that function."""
-    from ..facts.program_callers import calls_leaving_default
     from ..facts.program_reach import reaching_entries
     from ..facts.script_setup import ScriptSetupFacts
 
@@ -369,7 +375,9 @@ def _program_loader_workers(project, setup: TrainingSetup) -> Iterator[tuple]:
         summary = project.scripts.get(module)
         facts = summary.extra.get("setup") if summary is not None else None
         for workers in facts.loader_workers if isinstance(facts, ScriptSetupFacts) else ():
-            if not workers.fixed or workers.unless_options:
+            if workers.param_field is not None:
+                workers = _passed_config_workers(project, module, workers)
+            if workers is None or not workers.fixed or workers.unless_options:
                 continue
             if workers.unless_callers_pass and not calls_leaving_default(program, module, workers.unless_callers_pass,
                                                                          None, "num_workers"):
@@ -378,6 +386,16 @@ def _program_loader_workers(project, setup: TrainingSetup) -> Iterator[tuple]:
             if workers.scope is None or entries is None or script not in entries:
                 continue  # (module level, nested or unknown: who runs it is not shown)
             yield workers, module
+
+
+def _passed_config_workers(project, module: str, workers):
+    """`num_workers=cfg.workers` in a factory whose every caller passes a fresh config instance that
+    keeps the field's default: the count that default gives (an int, or the machine's CPU count)."""
+    default = instance_field_default(project, module, *workers.param_field)
+    if default is None:
+        return None
+    per_machine = default == MACHINE_DEFAULT
+    return dataclasses.replace(workers, value=None if per_machine else default, per_machine=per_machine, fixed=True)
 
 
 def _launch_worker_count(setup, workers, default: Optional[int]) -> tuple[Optional[int], str]:
@@ -395,11 +413,14 @@ def _launch_worker_count(setup, workers, default: Optional[int]) -> tuple[Option
         return None, ""
 
 
-def _class_default(project, script: str, workers) -> Optional[int]:
-    """`num_workers=cfg.num_workers` whose config class (another module's) defaults it to an int."""
+def _class_default(project, script: str, workers):
+    """`num_workers=cfg.num_workers` whose config class (another module's) defaults it to an int (or to
+    the machine's CPU count: MACHINE_DEFAULT)."""
     if workers.class_default is None:
         return None
-    value, _ = project.program.field_default(script, *workers.class_default)
+    value, symbol = project.program.field_default(script, *workers.class_default)
+    if symbol is not None and workers.class_default[1] in symbol.klass.machine_fields:
+        return MACHINE_DEFAULT
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

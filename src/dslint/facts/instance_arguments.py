@@ -1,0 +1,94 @@
+"""Config objects handed to project functions: `loader = build_train_loader(DataConfig())`.
+
+A factory in another module reads `cfg.workers`; what that is depends on the instance its callers
+pass. This module's summary says, for each call of an imported name, which arguments are a fresh
+instance of a project class (`cfg = DataConfig()`, no positional arguments) and which fields the
+caller may have changed since (keywords given to the constructor, `cfg.workers = 4`, `setattr`):
+the linker then reads the class's default (`program_callers.instance_field_defaults`).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..sources.names import dotted, is_library, root_name
+from .bindings import semantic_model
+from .script import ScriptFacts
+from .summary import summary_extractor
+
+ANY_FIELD = "*"  # the caller may have set any field (`**overrides`, `setattr`, `vars(cfg).update`)
+
+
+@summary_extractor("instance_arguments")
+def instance_arguments(facts: ScriptFacts) -> dict:
+    """local name called -> ((slot, class as written here, fields the caller may have set), ...) per
+    argument that is a fresh instance of a project class; slot is the position (int) or keyword (str).
+    A call that passes none is not listed."""
+    imported = {local for local, qualname in facts.imports.names.items() if not is_library(qualname)}
+    imported |= facts.imports.relative
+    if not imported:
+        return {}
+    found: dict = {}
+    model = None
+    for site in facts.calls:
+        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+        if head not in imported or (site.receiver is None and not isinstance(site.node.func, ast.Name)):
+            continue
+        node = site.node
+        slots = [(i, a) for i, a in enumerate(node.args)]
+        slots = slots[:next((i for i, a in slots if isinstance(a, ast.Starred)), len(slots))]
+        slots += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
+        model = model or semantic_model(facts)
+        given = tuple(filter(None, (_instance(model, facts, slot, arg, imported) for slot, arg in slots)))
+        if given:
+            local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+            found.setdefault(local, []).append(given)
+    return {local: tuple(calls) for local, calls in found.items()}
+
+
+def _instance(model, facts: ScriptFacts, slot, arg: ast.AST, imported: set) -> Optional[tuple]:
+    built = model.value_of(arg) if isinstance(arg, ast.Name) else arg
+    if not isinstance(built, ast.Call) or built.args or not dotted(built.func):
+        return None
+    root = root_name(built.func)
+    binding = model.binding_of(root) if root is not None else None
+    if binding is None or not (binding.kind == "class" and isinstance(built.func, ast.Name)
+                               or binding.kind in ("import", "from-import") and root.id in imported):
+        return None
+    fields = {k.arg or ANY_FIELD for k in built.keywords}
+    if isinstance(arg, ast.Name):
+        changed = _changed_fields(model, facts, arg)
+        if changed is None:
+            return None
+        fields |= changed
+    return slot, dotted(built.func), tuple(sorted(fields))
+
+
+def _changed_fields(model, facts: ScriptFacts, name: ast.Name) -> Optional[set]:
+    """The fields of the instance `name` holds that this module may set: attribute stores on the same
+    spelling, `setattr`/`vars(...).update`; None when it is used any other way than reading a field or
+    passing it to a project function (a library call may fill it: `parser.parse_args(namespace=cfg)`)."""
+    binding = model.binding_of(name)
+    if binding is None:
+        return None
+    changed = set()
+    for use in model.uses_of(binding):
+        parent = model.parent_of(use)
+        if isinstance(parent, ast.Attribute):
+            if not isinstance(parent.ctx, ast.Load):
+                changed.add(parent.attr)
+            elif isinstance(model.parent_of(parent), ast.Call) and model.parent_of(parent).func is parent:
+                return None  # (a method of the config may set anything)
+            continue
+        call = model.parent_of(parent) if isinstance(parent, ast.keyword) else parent
+        if not isinstance(call, ast.Call) or use is call.func:
+            return None
+        callee = dotted(call.func) or ""
+        if callee in ("setattr", "vars"):
+            changed.add(ANY_FIELD)
+            continue
+        head = callee.split(".", 1)[0]
+        if head not in facts.imports.relative and (head not in facts.imports.names or
+                                                   is_library(facts.imports.names[head])):
+            return None
+    return changed
