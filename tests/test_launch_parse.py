@@ -424,6 +424,19 @@ def test_makefile_recipes_and_make_variables():
     assert tr.reasons["nproc_per_node"] == "--nproc_per_node $$(nproc) is not a literal"
 
 
+def test_an_export_in_one_recipe_line_is_gone_at_the_next_unless_oneshell():
+    recipe = "train:\n\texport OMP_NUM_THREADS=8\n\tN=4\n\ttorchrun --nproc_per_node 2 t.py\n"
+    (command,) = parse_launch_file(recipe, "Makefile").commands
+    assert "OMP_NUM_THREADS" not in command.env and command.omp_num_threads is None
+    (joined,) = parse_launch_file("train:\n\texport OMP_NUM_THREADS=8; torchrun --nproc_per_node 2 t.py\n",
+                                  "Makefile").commands
+    assert joined.omp_num_threads == "8"
+    (one_shell,) = parse_launch_file(".ONESHELL:\n" + recipe, "Makefile").commands
+    assert one_shell.omp_num_threads == "8"
+    made = parse_launch_file("export OMP_NUM_THREADS = 2\ntrain:\n\ttorchrun --nproc_per_node 2 t.py\n", "Makefile")
+    assert made.commands[0].omp_num_threads == "2"  # (make's own export reaches every recipe line)
+
+
 def test_make_hint_by_name():
     launch = parse_launch_file("N=2\nrun:\n\ttorchrun --nproc_per_node $(N) t.py\n", "rules/train.mk")
     assert launch.commands[0].nproc_per_node == 2

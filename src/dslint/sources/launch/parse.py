@@ -666,6 +666,9 @@ def _walk_makefile(state: _State) -> None:
     lines = text.split("\n")
     offset = 0
     in_recipe = False
+    # GNU make runs each recipe line in a shell of its own (an `export` there is gone at the next
+    # line) unless `.ONESHELL:` appears anywhere in the makefile.
+    one_shell = any(line.startswith(".ONESHELL:") for line in lines)
     row = 0
     while row < len(lines):
         line = lines[row]
@@ -678,7 +681,7 @@ def _walk_makefile(state: _State) -> None:
         offset = logical_end + 1
         row = end_row + 1
         if line.startswith("\t") and in_recipe:
-            _handle_recipe(state, start + 1, logical_end)
+            _handle_recipe(state, start + 1, logical_end, one_shell)
             continue
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -692,7 +695,7 @@ def _walk_makefile(state: _State) -> None:
             recipe_part = stripped.split(";", 1)
             if len(recipe_part) == 2 and ":" in recipe_part[0]:  # `target: deps ; command`
                 semicolon = text.index(";", start)
-                _handle_recipe(state, semicolon + 1, logical_end)
+                _handle_recipe(state, semicolon + 1, logical_end, one_shell)
 
 
 def _assign_make_variable(state: _State, match: re.Match, line_start: int) -> None:
@@ -711,12 +714,16 @@ def _assign_make_variable(state: _State, match: re.Match, line_start: int) -> No
         state.env[name] = EnvValue(name, _known(value), "export", span)
 
 
-def _handle_recipe(state: _State, start: int, end: int) -> None:
+def _handle_recipe(state: _State, start: int, end: int, one_shell: bool = False) -> None:
     text = state.text
-    state.cwd = None  # each recipe line runs in a shell of its own
+    if not one_shell:
+        state.cwd = None  # each recipe line runs in a shell of its own
+    shell_vars, env = dict(state.shell_vars), dict(state.env)
     while start < end and text[start] in "@-+ \t":  # make's recipe prefixes
         start += 1
     _walk_commands(state, lex(text, start, end, make_mode=True), make_mode=True)
+    if not one_shell:  # (what the line's shell assigned or exported ends with it)
+        state.shell_vars, state.env = shell_vars, env
 
 
 # -- #SBATCH -------------------------------------------------------------------------------
