@@ -134,3 +134,14 @@ def test_show_setup_prints_the_hostfile_world(tmp_path):
     project, settings, _ = _setups(tmp_path, {"hostfile": HOSTFILE, "train.py": TRAIN,
                                               "run.sh": "deepspeed --hostfile=hostfile train.py\n"})
     assert "world size      8" in describe_setups(project, settings)
+
+
+@pytest.mark.parametrize("options,exported", [
+    ("", True),  # two hosts: runner.py's multi-node branch exports .deepspeed_env on each
+    ("--include worker-1:0,1,2,3", False),  # one host: the local launch never reads it
+])
+def test_a_deepspeed_env_file_gives_the_threads_only_to_a_multi_node_launch(tmp_path, options, exported):
+    _, _, [setup] = _setups(tmp_path, {"hostfile": HOSTFILE, "train.py": TRAIN, ".deepspeed_env": "NCCL_DEBUG=WARN\n"
+                                       "OMP_NUM_THREADS=12\n", "run.sh": f"deepspeed --hostfile hostfile {options} train.py\n"})
+    command = setup.command
+    assert (command.omp_num_threads_set, command.omp_num_threads) == ((True, "12") if exported else (False, None))

@@ -587,7 +587,7 @@ def launched_script_paths(project: "Project") -> set:
 
 
 def _build(project: "Project", settings, script: str, launch_path: Optional[str], command) -> TrainingSetup:
-    command = _with_deepspeed_hostfile(project, launch_path, command)
+    command = _with_deepspeed_env_file(project, launch_path, _with_deepspeed_hostfile(project, launch_path, command))
     summary = project.scripts[script]
     facts = summary.extra.get("setup") or ScriptSetupFacts()
     setup = TrainingSetup(script_path=script, summary=summary, facts=facts, launch_path=launch_path, command=command)
@@ -973,6 +973,35 @@ def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], com
         why = found.why() if text is None else f"{facts.given['hostfile']!r} is a hostfile deepspeed refuses"
         linked.reasons["nnodes"] = f"every host of the hostfile: {why}"
     return linked
+
+
+DEEPSPEED_ENV_FILE = ".deepspeed_env"
+
+
+def _with_deepspeed_env_file(project: "Project", launch_path: Optional[str], command):
+    """A deepspeed launch that may start ranks on several hosts exports every `KEY=VALUE` line of the
+    `.deepspeed_env` in the folder it runs from to each of them (runner.py main, the multi-node branch:
+    DEEPSPEED_ENVIRONMENT_PATHS, the home folder and '.'): the command with an OMP_NUM_THREADS that file
+    gives. A one-host launch never reads it. (Where the folder it runs from is not certain, any of them
+    with the file counts: a thread limit it may set is not reported missing.)"""
+    launcher = command.launcher("deepspeed") if command is not None and launch_path is not None else None
+    if launcher is None or command.omp_num_threads_set or (command.nnodes == 1 and "force_multi" not in launcher.options):
+        return command
+    from ..sources.files import read_regular  # (never a FIFO)
+
+    for base, _ in _launch_bases(project, launch_path, command):
+        path = base / DEEPSPEED_ENV_FILE
+        project.note_input(str(path))
+        try:
+            text = read_regular(str(path)).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            key, equals, value = line.partition("=")
+            if equals and key.strip() == "OMP_NUM_THREADS":
+                return dataclasses.replace(command, omp_num_threads_set=True, omp_num_threads=value.strip(),
+                                           reasons=dict(command.reasons))
+    return command
 
 
 def _lightning_devices(site: LightningSite) -> Optional[int]:
