@@ -548,3 +548,33 @@ def test_a_count_from_a_default_is_taken_as_written_and_a_port_from_one_is_not_f
     assert cmd.master_port is None
     assert cmd.launchers[0].options["master_port"].from_default
 
+
+
+CASE_SCRIPT = """\
+case "$1" in
+  small) NGPU=2; CFG=ds_small.json ;;
+  big) NGPU=8; CFG=ds_big.json ;;
+  *) echo "usage: $0 small|big" >&2; exit 1 ;;
+esac
+deepspeed --num_gpus "$NGPU" train.py --deepspeed_config "$CFG"
+"""
+
+
+def test_values_a_case_sets_together_give_one_candidate_launch_per_branch():
+    commands = parse_launch_file(CASE_SCRIPT, "run.sh").commands
+    assert [(c.num_gpus, c.deepspeed_config_arg) for c in commands] == [(2, "ds_small.json"), (8, "ds_big.json")]
+    assert len({c.span for c in commands}) == 1  # (one line, walked once per branch)
+
+
+def test_a_branch_that_exits_does_not_reach_the_launch_and_equal_branches_do_not_fork():
+    one = CASE_SCRIPT.replace("  big) NGPU=8; CFG=ds_big.json ;;\n", "")
+    assert [(c.num_gpus, c.deepspeed_config_arg) for c in parse_launch_file(one, "run.sh").commands] == \
+        [(2, "ds_small.json")]
+    same = "if [ -n \"$X\" ]; then echo a; else echo b; fi\nN=4\ndeepspeed --num_gpus $N t.py\n"
+    assert [c.num_gpus for c in parse_launch_file(same, "run.sh").commands] == [4]
+
+
+def test_forks_are_bounded_then_the_values_are_unknown():
+    script = "".join(f"if [ \"$A{i}\" ]; then N{i}=1; else N{i}=2; fi\n" for i in range(12))
+    commands = parse_launch_file(script + "deepspeed --num_gpus $N11 t.py\n", "run.sh").commands
+    assert 1 < len(commands) <= 9 and {c.num_gpus for c in commands} <= {1, 2, None}

@@ -74,7 +74,8 @@ def test_a_branch_starts_from_the_state_before_the_if():
     text = ("N=8\nif [ -n \"$SMALL\" ]; then\n  N=2\n  torchrun --nproc_per_node $N a.py\n"
             "else\n  torchrun --nproc_per_node $N b.py\nfi\ntorchrun --nproc_per_node $N c.py\n")
     commands = parse_launch_file(text).commands
-    assert [(c.script, c.nproc_per_node) for c in commands] == [("a.py", 2), ("b.py", 8), ("c.py", None)]
+    # (after the `if`, the launch is walked once per branch: N is 2 or 8, each a candidate launch)
+    assert [(c.script, c.nproc_per_node) for c in commands] == [("a.py", 2), ("b.py", 8), ("c.py", 2), ("c.py", 8)]
 
 
 def test_a_variable_every_branch_sets_alike_stays_known():

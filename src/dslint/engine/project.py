@@ -177,7 +177,9 @@ def run_setup_rules(project: Project, settings: Settings, candidates: Iterable[F
             continue
         if kept is not None:
             findings.append(replace(kept, needs=None))  # (the candidate may sit in a cache)
-    return findings
+    # (a launch walked once per branch of a `case` before it is several setups; what they agree on is said once)
+    unique = {(f.code, f.path, f.span, f.message): f for f in reversed(findings)}
+    return [f for f in findings if unique[(f.code, f.path, f.span, f.message)] is f]
 
 
 

@@ -136,6 +136,9 @@ class _State:
     # or may not have written it), and every heredoc write in walk order (LaunchFile.heredocs).
     heredocs: dict = field(default_factory=dict)
     heredoc_log: list = field(default_factory=list)
+    # How many more copies of the rest of a block the walk may make after an `if`/`case` whose branches
+    # leave different values (see _walk_nodes); then the values they differ in are unknown after it.
+    forks_left: int = 8
 
     def set_shell_var(self, name: str, value: str, from_default: bool = False) -> None:
         if self.blocks and name not in self.blocks[-1]:
@@ -282,7 +285,22 @@ def _walk_script(state: _State, script: Script) -> None:
 
 
 def _walk_nodes(state: _State, nodes: list) -> None:
-    for node in nodes:
+    for index, node in enumerate(nodes):
+        if isinstance(node, Branches) and state.forks_left > 0:
+            outcomes = _branch_outcomes(state, node)
+            if _known_alternatives(outcomes) and any(_launches_in(n) for n in nodes[index + 1:]):
+                # `case $SIZE in 7b) NGPU=8; CFG=ds_7b.json ;; ...`: the values travel together, so the
+                # rest of the block runs once per branch (its launches are one candidate launch each).
+                state.forks_left -= len(outcomes) - 1
+                ends = []
+                for outcome in outcomes:
+                    _restore(state, outcome)
+                    _walk_nodes(state, nodes[index + 1:])
+                    ends.append(_snapshot(state))
+                _merge(state, ends)
+                return
+            _merge(state, outcomes)
+            continue
         if isinstance(node, Simple):
             head = node.words[0]
             name = head.literal() if head.is_literal else None
@@ -584,18 +602,50 @@ def _restore(state: _State, snapshot: tuple) -> None:
 def _walk_branches(state: _State, node: Branches) -> None:
     """Each branch from the state before the `if`/`case`; after it, a variable the branches
     leave with different values is unknown. Every launch in a branch is a candidate launch."""
+    _merge(state, _branch_outcomes(state, node))
+
+
+def _branch_outcomes(state: _State, node: Branches) -> list[tuple]:
+    """The state after each branch that goes on past the `if`/`case` (one that ends in `exit` does
+    not), walked from the state before it; the state before too when no branch may run."""
     before = _snapshot(state)
     outcomes = [] if node.exhaustive else [before]
     walked = set(state.walked_functions)
     for branch in node.branches:
         _restore(state, before)
         _walk_nodes(state, branch)
-        outcomes.append(_snapshot(state))
         walked |= state.walked_functions
-    if not outcomes:
-        outcomes = [before]
-    _merge(state, outcomes)
+        if not _exits(branch):
+            outcomes.append(_snapshot(state))
     state.walked_functions = walked
+    outcomes = [(*o[:3], walked, *o[4:]) for o in outcomes] or [before]
+    return outcomes
+
+
+def _exits(branch: list) -> bool:
+    last = branch[-1] if branch else None
+    return isinstance(last, Simple) and bool(last.words) and last.words[0].is_literal and \
+        last.words[0].literal() == "exit"
+
+
+def _known_alternatives(outcomes: list[tuple]) -> bool:
+    """Do the branches leave some variables with different values, each of them known in every
+    branch? (`if [ -z "$OUT" ]; then OUT=./out; fi` leaves `$1` or ./out: one unknown, nothing to fork on.)"""
+    names = {n for o in outcomes for n in o[0]}
+    differing = [n for n in names if len({o[0].get(n) for o in outcomes}) > 1]
+    return bool(differing) and all(n in o[0] and UNKNOWN not in o[0][n] for n in differing for o in outcomes)
+
+
+_LAUNCH_WORDS = ("torchrun", "deepspeed", "accelerate", "python", "srun", "mpirun", "launch")
+
+
+def _launches_in(node) -> bool:
+    """May this node start a launch (a cheap test on its words, functions and blocks included)?"""
+    if isinstance(node, Simple):
+        return any(w.is_literal and any(k in w.literal() for k in _LAUNCH_WORDS) for w in node.words[:4]) or \
+            not (node.words and node.words[0].is_literal)
+    children = getattr(node, "branches", None) or [getattr(node, "body", None) or []]
+    return any(_launches_in(child) for branch in children for child in branch)
 
 
 def _merge(state: _State, outcomes: list[tuple]) -> None:
