@@ -61,6 +61,20 @@ def cuda_touch(site: CallSite, facts: ScriptFacts) -> Optional[str]:
     return None
 
 
+# Runtime queries that run torch.cuda._lazy_init (torch/cuda/__init__.py: get_device_properties calls it;
+# get_device_name and get_device_capability go through it; current_device calls it). Not device_count
+# and is_available: since PyTorch 1.13 they ask NVML first and leave CUDA uninitialised, fork-safe.
+_LAZY_INIT_QUERIES = {"torch.cuda.get_device_name", "torch.cuda.get_device_properties",
+                      "torch.cuda.get_device_capability", "torch.cuda.current_device"}
+
+
+def cuda_init_before_fork(site: CallSite, facts: ScriptFacts) -> Optional[str]:
+    """How this call initialises CUDA in a way a forked child cannot undo, or None."""
+    if site.qualname in _LAZY_INIT_QUERIES:
+        return f"{site.qualname.rsplit('.', 1)[-1]}()"
+    return cuda_touch(site, facts)
+
+
 def cuda_runtime_init(site: CallSite, facts: ScriptFacts) -> Optional[str]:
     """How this call initialises CUDA (context or just the runtime), or None."""
     if site.qualname in _RUNTIME_CALLS:

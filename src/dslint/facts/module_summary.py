@@ -30,7 +30,7 @@ from ..sources.names import dotted, is_library, root_name
 from .collectives import collective_functions, engine_param_saves
 from .config_dicts import DictTemplate, ModuleDicts, config_dict_names, module_constants, returned_template
 from .keyword_splats import keyword_dicts
-from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_touch, selects_device
+from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_init_before_fork, cuda_touch, selects_device
 from .dataset_shards import split_per_rank
 from .engine_params import engine_bypasses
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
@@ -109,6 +109,7 @@ class FunctionSummary:
     kwonly: tuple = ()
     defaults: dict = field(default_factory=dict)  # param -> literal default, NO_VALUE when not a literal
     selects_device: bool = False
+    inits_cuda: Optional[tuple] = None  # (what, row) of the first call in its own body that initialises CUDA
     # What the program asks of a helper (program_effects.py; through this module's own calls too):
     # (what, Span) of evidence that it runs in several processes; the row of a set_device(<not a
     # literal>) it reaches (0: none); whether it calls torch.set_num_threads.
@@ -430,6 +431,8 @@ class _Summariser:
         for site in calls:
             if selects_device(site, self.facts):
                 summary.selects_device = True
+            if summary.inits_cuda is None and (why := cuda_init_before_fork(site, self.facts)):
+                summary.inits_cuda = (why, site.node.lineno)
             if site.attr == "set_epoch":
                 summary.calls_set_epoch = True
                 reached = set_epoch_params(self.facts, site, summary.params + summary.kwonly)
@@ -1214,7 +1217,7 @@ def _holds_with_a_gpu(test: ast.AST, branch: bool) -> bool:
 
 
 def _says_something(function: FunctionSummary) -> bool:
-    return bool(function.selects_device or function.loader_sampler or function.returned_loaders
+    return bool(function.selects_device or function.inits_cuda or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
                 or function.collective or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess

@@ -9,7 +9,7 @@ from typing import Iterator, Optional
 from ..facts.bindings import semantic_model
 from ..facts.conditions import (compares_a_count_to_one, parallel_mode_switch, exclusive, in_one_gpu_actor, in_ray_actor, mentions_rank, only_rank_zero,
                                 under_main_guard)
-from ..facts.cuda import DDP, FSDP, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
+from ..facts.cuda import DDP, FSDP, cuda_init_before_fork, cuda_runtime_init, cuda_touch, fixed_cuda_device, selects_device, set_device_sites
 from ..facts.distributed import FABRIC, LIGHTNING_TRAINERS, trainer_is_multiprocess
 from ..facts.lightning_strategies import strategy_entry
 from ..facts.link import launches_may_pass, own_gpu_per_process, single_process_launches
@@ -1224,22 +1224,62 @@ def fork_after_cuda(ctx: PythonContext) -> Iterator[Report]:
     """Forking processes after the parent initialised CUDA: the children cannot use CUDA."""
     facts = ctx.facts
     for site, what, point in _fork_sites(facts):
-        earlier = None
+        earlier, helpers = None, []
         for other in facts.calls:
             if other.ctx.function is site.ctx.function and _before(other.node, point) and not exclusive(other.ctx, site.ctx):
-                why = cuda_touch(other, facts)
+                why = cuda_init_before_fork(other, facts) or _local_helper_inits_cuda(facts, other)
                 if why:
                     earlier = (other.node, why)
                     break
+                if _project_call(facts, other):
+                    helpers.append(other)
         if earlier is None and site.ctx.function is not None:
-            touches = _import_time_touches(facts)
+            touches = _import_time_touches(facts, cuda_init_before_fork)
             if touches:
                 earlier = (touches[0][0].node, touches[0][1])
         if earlier is None:
+            # (a helper of another module called before the fork may start CUDA: decided once linked)
+            if helpers:
+                calls = tuple((dotted(h.node.func), h.node.lineno) for h in helpers)
+                yield Report(site.node, f"{short(what, 36)} forks after a helper started CUDA, so the children cannot use "
+                             "CUDA; keep the parent CUDA-free or use spawn",
+                             needs=("callee-inits-cuda", (("calls", calls), ("what", what))))
             continue
         yield Report(site.node, f"{short(what, 36)} forks after {short(earlier[1], 20)} (line {earlier[0].lineno}) "
                      "started CUDA, so the children cannot use CUDA; keep the parent CUDA-free or use spawn",
                      related=[])
+
+
+def _project_call(facts: ScriptFacts, site: CallSite) -> bool:
+    """A call of a name this module imports from the project (`fit_micro_batch(...)`, `utils.probe()`)."""
+    head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+    qualname = facts.imports.names.get(head)
+    return (head in facts.imports.relative or qualname is not None and not is_library(qualname)) and (
+        site.receiver is not None or isinstance(site.node.func, ast.Name))
+
+
+def _local_helper_inits_cuda(facts: ScriptFacts, site: CallSite) -> Optional[str]:
+    """`probe()` of a module-level function of this module whose own body initialises CUDA."""
+    function = facts.functions.get(site.attr) if isinstance(site.node.func, ast.Name) else None
+    if function is None:
+        return None
+    why = next((w for other in facts.calls if other.ctx.function is function
+                and (w := cuda_init_before_fork(other, facts))), None)
+    return f"{site.attr}() ({why})" if why else None
+
+
+@decider("callee-inits-cuda")
+def _decide_callee_inits_cuda(finding, project, params):
+    """Keep the fork when a project function called before it initialises CUDA in its own body."""
+    for callee, row in params["calls"]:
+        symbol = project.program.symbol(finding.path, callee)
+        found = symbol.function.inits_cuda if symbol is not None and symbol.function is not None else None
+        if found is not None:
+            return replace(finding, message=(
+                f"{short(params['what'], 36)} forks after {short(callee, 24)}() (line {row}) started CUDA "
+                f"({short(found[0], 24)}, {file_label(symbol.path, 20)}:{found[1]}), so the children cannot use CUDA; "
+                "use spawn"))
+    return None
 
 
 
