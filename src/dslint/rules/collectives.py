@@ -117,9 +117,11 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
             # (a callee that makes its collective on its first call only has made it there already)
             arguments = (arguments[0], arguments[1] + ((ONCE_FLAG, "0"),))
         passes = "pass" if gate.in_body else "fail"
+        entered = isinstance(semantic_model(facts).parent_of(site.node), ast.withitem)
         yield Report(site.node, f"{callee}() is called only by the ranks that {passes} {gate.description}",
                      needs=("callee-reaches-collective", (("callee", callee), ("gate", gate.description),
-                                                          ("arguments", arguments), ("in_body", gate.in_body))))
+                                                          ("arguments", arguments), ("in_body", gate.in_body),
+                                                          ("entered", entered))))
 
 
 def _same_project_call(node: ast.Call, callee: Optional[str]):
@@ -136,16 +138,25 @@ def _decide_gated_project_call(finding, project, params):
     """Keep the call when the project function reaches a collective (DSL501) or a collective
     checkpoint API (DSL502) on every rank that calls it."""
     symbol = project.program.symbol(finding.path, params["callee"])
-    found = symbol.function.collective if symbol is not None and symbol.function is not None else None
+    function, method = (symbol.function, "") if symbol is not None else (None, "")
+    if symbol is not None and symbol.klass is not None:
+        # a project class: its constructor runs, and `with Timer(...):` runs its __enter__ and __exit__ too
+        names = ("__init__", "__enter__", "__exit__") if params.get("entered") else ("__init__",)
+        function, method = next(((symbol.klass.methods[n], n) for n in names
+                                 if n in symbol.klass.methods and symbol.klass.methods[n].collective), (None, ""))
+    found = function.collective if function is not None else None
     if found is None:
         return None
     label, _, kind, row, flags = found
-    if flags and not passes_flag(params["arguments"], list(symbol.function.params), flags):
+    if flags and method in ("__enter__", "__exit__"):
+        return None  # (their flags are the instance's, which the call's arguments do not show)
+    if flags and not passes_flag(params["arguments"], list(function.params)[1 if method else 0:], flags):
         return None  # every collective of the callee sits under `if <flag>:` and this call leaves it False
         # (or passes a value whose truth lets every rank past the gate)
     code = "DSL502" if kind == CHECKPOINT else "DSL501"
     return replace(finding, code=code, name=RULES[code].name, severity=RULES[code].severity,
-                   message=f"{short(params['callee'], 28)}() reaches {short(label, 24)} ({file_label(symbol.path, 22)}:"
+                   message=f"{short(params['callee'] + ('.' + method if method != '__init__' and method else ''), 28)}() "
+                   f"reaches {short(label, 24)} ({file_label(symbol.path, 22)}:"
                    f"{row}) but runs only on {_ranks_past(params['gate'], params.get('in_body', True))}; "
                    "call it on every rank")
 
