@@ -241,3 +241,10 @@ def test_cuda_0_is_each_tasks_own_gpu_when_slurm_gives_every_task_its_own(projec
 def test_cuda_0_is_one_shared_gpu_when_the_tasks_share_the_nodes_gpus(project):
     project.write({"train.sbatch": _job(), "train.py": FIXED})
     assert "DSL101" in project.codes()
+
+
+def test_the_gpus_sbatch_gives_the_batch_step_resolve_on_the_launch_line():
+    text = "#!/bin/bash\n#SBATCH --gpus-per-node=8\n#SBATCH --nodes=1\ntorchrun --nproc_per_node \"$SLURM_GPUS_ON_NODE\" t.py\n"
+    assert parse_launch_file(text, "job.sbatch").commands[0].nproc_per_node == 8
+    typed = text.replace("--gpus-per-node=8", "--gpus-per-node=a100:8")
+    assert parse_launch_file(typed, "job.sbatch").commands[0].nproc_per_node is None

@@ -183,6 +183,8 @@ _SBATCH_ENVIRONMENT = {
     "nodes": ("SLURM_JOB_NUM_NODES", "SLURM_NNODES"),
     "cpus_per_task": ("SLURM_CPUS_PER_TASK",),
     "ntasks_per_node": ("SLURM_NTASKS_PER_NODE",),
+    # ("Number of GPUs allocated to the batch step"; "Requested GPU count per allocated node", set with --gpus-per-node)
+    "gpus_per_node": ("SLURM_GPUS_ON_NODE", "SLURM_GPUS_PER_NODE"),
 }
 
 
