@@ -26,7 +26,11 @@ generated with json.dump by a Makefile prerequisite, Ray actors made with ray.re
 grad-off decorators and context managers), 14/24 at first contact; 10 (2026-12-03): 24 (14 broken, 10
 clean: Hydra config groups, a CUDA_VISIBLE_DEVICES pin in an imported module, helpers that freeze or
 turn autograd off in utils/, a DPO reference handed to a trainer class, DeepSpeedPlugin(**KW) in an
-accelerator factory, Slurm thread arithmetic, LightningCLI class_path strategies), 19/24 at first contact.
+accelerator factory, Slurm thread arithmetic, LightningCLI class_path strategies), 19/24 at first contact; 11 (2026-12-03): 24 (14 broken, 10 clean:
+config objects handed to loader factories, Makefile recipe lines as separate shells, .deepspeed_env on
+multi-host launches, `case` arms choosing the GPU count and config together, CUDA started by a helper
+before a fork, collectives in a context manager's __exit__, sibling trainer mixins, YAML-configured
+workers, deep-merged configs), 13/24 at first contact, 18/24 after.
 """
 from __future__ import annotations
 

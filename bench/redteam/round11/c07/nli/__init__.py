@@ -1,0 +1,3 @@
+from .trainer import NLITrainer
+
+__all__ = ["NLITrainer"]
