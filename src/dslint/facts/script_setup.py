@@ -30,7 +30,7 @@ from .config_dicts import (TABLE_ENTRY, ConfigLayer, NotLiteral, OptionLeaf, Opt
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
 from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, argparse_takes_text,
-                     class_field_default, config_object_read, constant, env_accesses, factory_default, instance_field,
+                     class_field_default, ConfigObjectRead, config_object_read, constant, env_accesses, factory_default, instance_field,
                      is_namespace, overridden_attribute, traced_constant)
 from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling, machine_field_default
 from .option_defaults import option_default
@@ -227,6 +227,9 @@ class LoaderWorkers:
     # `num_workers=cfg.workers` where `cfg` is a parameter of a module-level function that only reads its
     # attributes: (function, position, parameter, field); the linker reads the instance its callers pass
     param_field: Optional[tuple] = None
+    # `num_workers=cfg["data"]["num_workers"]` of a YAML/OmegaConf config the script loads: the leaf, which
+    # the linker reads in the file each launch names (omegaconf_values.setup_read_value)
+    config_read: Optional[ConfigObjectRead] = None
 
 
 @dataclass(frozen=True)
@@ -1308,8 +1311,11 @@ class _Extractor:
                 defined = self.model.own_scope(self.f.tree).bindings.get(binding.scope.node.name, []) if binding else []
                 if len(defined) == 1 and not self.model.uses_of(defined[0]):  # (called from other modules only)
                     param_field = (binding.scope.node.name, binding.position, binding.name, value.attr)
+            read = config_object_read(self.model, value) if number is None and class_default is None and \
+                not per_machine and param_field is None and not options else None
             self.out.loader_workers.append(LoaderWorkers(self.span(value), number, per_machine, class_default, options,
-                                                         fixed and class_default is None, scope, callers, param_field))
+                                                         fixed and class_default is None, scope, callers, param_field,
+                                                         read))
         for site in self.f.calls_to("torch.distributed.init_process_group"):
             init = self.init_method(site.keyword("init_method"))
             if isinstance(init, str) and init.startswith("tcp://"):

@@ -1664,10 +1664,37 @@ def config_object_read(model: SemanticModel, expr: Optional[ast.AST], hops: int 
             if isinstance(path, str) and path:
                 return ConfigObjectRead("load", path, None, keys_read)
             return _option_load(model, call.args[0], keys_read)
+        opened = _yaml_loaded_file(model, call)
+        if opened is not None:  # `cfg = yaml.safe_load(f)` of `with open(args.config) as f`: the same YAML leaves
+            path = literal(opened)
+            if isinstance(path, str) and path:
+                return ConfigObjectRead("load", path, None, keys_read)
+            return _option_load(model, opened, keys_read)
         return None
     if binding.kind == "parameter":
         return _hydra_read(model, binding, keys_read)
     return None
+
+
+_YAML_LOADS = frozenset(("yaml.safe_load", "yaml.load", "yaml.full_load"))
+
+
+def _yaml_loaded_file(model: SemanticModel, call: ast.Call) -> Optional[ast.expr]:
+    """The path expression of `yaml.safe_load(open(P))` or of `yaml.safe_load(f)` with `f` bound by
+    `with open(P) as f` (read mode); None for anything else."""
+    if model.resolve(call.func) not in _YAML_LOADS or len(call.args) != 1:
+        return None
+    stream = call.args[0]
+    if isinstance(stream, ast.Name):
+        binding = model.binding_of(stream)
+        stream = binding.context if binding is not None and binding.kind == "with" else None
+    builtin_open = isinstance(stream, ast.Call) and isinstance(stream.func, ast.Name) and stream.func.id == "open" \
+        and model.binding_of(stream.func) is None
+    if not (isinstance(stream, ast.Call) and (builtin_open or model.resolve(stream.func) == "io.open")
+            and stream.args and not any(isinstance(a, ast.Starred) for a in stream.args)):
+        return None
+    mode = literal(_argument(stream, 1, "mode"))
+    return stream.args[0] if mode is None or mode in ("r", "rt") else None
 
 
 def _option_load(model: SemanticModel, arg: ast.expr, keys: tuple) -> Optional[ConfigObjectRead]:

@@ -18,6 +18,7 @@ from ..facts import instance_arguments  # noqa: F401 (its summary extractor: con
 from ..facts.bindings import semantic_model
 from ..facts.keyword_splats import CallKeywords, call_keywords, module_constant, resolved
 from ..facts.link import TrainingSetup, link_setups, node_cores
+from ..facts.omegaconf_values import setup_read_value
 from ..fixes import append_keyword, codemod_fixer, make_fix, node_at, with_import
 from ..model import Applicability
 from ..facts.program import norm_path
@@ -335,6 +336,9 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
         cores, _ = node_cores(setup, ctx.settings.cpu_cores)
         for workers, where in _program_loader_workers(ctx.project, setup):
             value = workers.value
+            if value is None and workers.config_read is not None and where == setup.script_path:
+                read = setup_read_value(ctx.project, setup, workers.config_read)
+                value = read if isinstance(read, int) and not isinstance(read, bool) else None
             if value is None and workers.class_default is not None:
                 value = _class_default(ctx.project, where, workers)
                 if value == MACHINE_DEFAULT:
