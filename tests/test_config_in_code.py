@@ -273,3 +273,38 @@ def test_a_deepspeed_strategy_class_in_the_cli_yaml(project):
     assert "DSL203" not in project.codes()
     project.write({"conf/fit.yaml": "trainer:\n  devices: 4\n  strategy: deepspeed_stage_2\n"})
     assert "DSL203" not in project.codes()
+
+
+RUNTIME = """import os
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Runtime:
+    rank: int = field(default_factory=lambda: int(os.environ.get("RANK", os.environ.get("SLURM_PROCID", 0))))
+    local_rank: int = field(default_factory=lambda: int(os.environ.get(KEY, 0)))
+"""
+FIT_RUNTIME = """import torch
+import torch.distributed as dist
+
+from runtime import Runtime
+
+rt = Runtime(ARGS)
+torch.cuda.set_device(rt.local_rank)
+dist.init_process_group("nccl", rank=rt.rank)
+"""
+
+
+def test_srun_tasks_that_take_the_gpu_from_a_dataclass_field_of_another_module(project):
+    project.write({"job.sbatch": JOB.format(nodes=2, tasks=8), "runtime.py": RUNTIME.replace("KEY", '"LOCAL_RANK"'),
+                   "fit.py": FIT_RUNTIME.replace("ARGS", "")})
+    assert _where(project.check().findings, "DSL704") == [("runtime.py", 8)]
+
+
+def test_a_dataclass_field_read_from_slurm_or_given_to_the_constructor_is_fine(project):
+    project.write({"job.sbatch": JOB.format(nodes=2, tasks=8), "runtime.py": RUNTIME.replace("KEY", '"SLURM_LOCALID"'),
+                   "fit.py": FIT_RUNTIME.replace("ARGS", "")})
+    assert "DSL704" not in project.codes()
+    project.write({"runtime.py": RUNTIME.replace("KEY", '"LOCAL_RANK"'),
+                   "fit.py": FIT_RUNTIME.replace("ARGS", "local_rank=int(os.environ['SLURM_LOCALID'])")})
+    assert "DSL704" not in project.codes()

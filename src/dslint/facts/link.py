@@ -1196,6 +1196,7 @@ def _env_device_indexes(project: "Project", setup: TrainingSetup) -> None:
     unless that module sets one of the variables itself."""
     setup.env_device_indexes = [(setup.script_path, index) for index in setup.facts.env_device_indexes]
     setup.env_device_indexes += _helper_env_device_indexes(project, setup)
+    setup.env_device_indexes += _class_env_device_indexes(project, setup)
     args = script_args(setup.command)  # (an option's default that reads the environment: unless the line passes it)
     setup.env_device_indexes = [(path, index) for path, index in setup.env_device_indexes
                                 if not index.unless_options or option_passed(args, index.unless_options) is False]
@@ -1208,6 +1209,20 @@ def _helper_env_device_indexes(project: "Project", setup: TrainingSetup) -> list
     if setup.script_path not in cache:
         cache[setup.script_path] = _find_helper_env_device_indexes(project, setup)
     return list(cache[setup.script_path])
+
+
+def _class_env_device_indexes(project: "Project", setup: TrainingSetup) -> list:
+    """`set_device(rt.local_rank)` of a `Runtime()` whose class (another module's) defaults the field to an
+    environment read: that read, in the class's module, unless that module sets the variable itself."""
+    found = []
+    for klass, name in setup.facts.class_env_device_indexes:
+        symbol = project.program.symbol(setup.script_path, klass)
+        summary = project.scripts.get(symbol.path) if symbol is not None and symbol.klass is not None else None
+        facts = summary.extra.get("setup") if summary is not None else None
+        index = facts.env_fields.get(f"{symbol.name}.{name}") if isinstance(facts, ScriptSetupFacts) else None
+        if index is not None and not any(key in facts.env_sets for key in index.keys):
+            found.append((symbol.path, index))  # (its span: the field, in the class's module)
+    return found
 
 
 def _find_helper_env_device_indexes(project: "Project", setup: TrainingSetup) -> list:

@@ -323,6 +323,12 @@ class ScriptSetupFacts:
     spawns: list[Spawn] = field(default_factory=list)
     loader_workers: list[LoaderWorkers] = field(default_factory=list)
     env_device_indexes: list[EnvDeviceIndex] = field(default_factory=list)
+    # `torch.cuda.set_device(rt.local_rank)` with `rt = Runtime()` of another module's class left at the
+    # field's default: (the class as written here, the field); the linker reads the class's module's `env_fields`
+    class_env_device_indexes: list = field(default_factory=list)
+    # "Class.field" -> EnvDeviceIndex (span: the field's line) of a module-level dataclass whose field defaults to
+    # `field(default_factory=lambda: int(os.environ.get("LOCAL_RANK", 0)))`: the environment read alone
+    env_fields: dict = field(default_factory=dict)
     ports: list[PortLiteral] = field(default_factory=list)
     # spans of MASTER_PORT sets beside a MASTER_ADDR the job computes (a hostfile's first host): the port
     # the nodes of a multi-node job agree on, by design
@@ -1401,6 +1407,10 @@ class _Extractor:
                     continue
             if index is None:
                 continue
+            other = instance_field(model, model.value_of(index)) if isinstance(index, ast.Attribute) else None
+            if other is not None and not other.local and dotted(other.klass):
+                self.out.class_env_device_indexes.append((dotted(other.klass), other.field))
+                continue
             index = factory_default(model, index) or index  # `cfg.local_rank` of `field(default_factory=lambda: ...)`
             found = _env_reads_in(model, index, reads)
             if not found:  # None (not the environment's alone) or [] (a constant: DSL101's)
@@ -1415,6 +1425,29 @@ class _Extractor:
                 any(stmt is function for stmt in self.f.tree.body) else None
             self.out.env_device_indexes.append(EnvDeviceIndex(self.span(site.node), self.span(found[0].node),
                                                               keys, unset, top, unless_options=options))
+
+    def read_env_fields(self) -> None:
+        """ScriptSetupFacts.env_fields: the dataclass fields of this module whose default factory reads the
+        environment and nothing else (for a set_device in another module that builds the class)."""
+        reads = None
+        for name, klass in self.f.classes.items():
+            for stmt in klass.body:
+                value = stmt.value if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) else None
+                if not (isinstance(value, ast.Call) and self.model.resolve(value.func) == "dataclasses.field"):
+                    continue
+                factory = next((k.value for k in value.keywords if k.arg == "default_factory"), None)
+                if not (isinstance(factory, ast.Lambda) and not factory.args.args):
+                    continue
+                if reads is None:
+                    reads = {id(a.node): a for a in env_accesses(self.model) if a.kind == "read"}
+                found = _env_reads_in(self.model, factory.body, reads)
+                keys = tuple(dict.fromkeys(a.key for a in found or ()))
+                if not found or None in keys:
+                    continue
+                unset = constant(self.model, factory.body, assume_env_unset=True)
+                self.out.env_fields[f"{name}.{stmt.target.id}"] = EnvDeviceIndex(
+                    self.span(stmt), self.span(found[0].node), keys,
+                    unset if isinstance(unset, int) and not isinstance(unset, bool) else None)
 
     def read_env_sets(self) -> None:
         self._remote_addr_scopes: set = set()
@@ -1481,6 +1514,7 @@ class _Extractor:
         self.read_helper_calls()
         self.read_processes()
         self.read_env_device_indexes()
+        self.read_env_fields()
         self.read_saves()
         self.read_threads()
         self.read_dumped_configs()
