@@ -443,6 +443,10 @@ def script_link(project: "Project", launch_path: str, command) -> PathLink:
         bases = _launch_bases(project, launch_path, command)
         link = resolve_path(project, project.scripts, command.script, bases) if command.script else \
             _module_link(project, command, bases)
+        if command.script and link.found is None and link.real is None:
+            module = _console_script_module(project, command.script, bases)
+            if module is not None:  # `torchrun --no-python tabrec-train`: the entry point pip installed
+                link = _module_file_link(project, module, getattr(command, "env", {}).get("PYTHONPATH"), bases)
         found = memo[key] = (command, link)
     return found[1]
 
@@ -499,10 +503,36 @@ def starts_a_script(command) -> bool:
 def _module_link(project: "Project", command, bases: list) -> PathLink:
     """The file `python -m pkg.train` runs: pkg/train.py (or pkg/train/__main__.py) from the folder the
     line runs in, or from a literal PYTHONPATH folder of the line (`PYTHONPATH=src torchrun -m pkg.train`)."""
-    module = getattr(command, "module", None)
+    return _module_file_link(project, getattr(command, "module", None), getattr(command, "env", {}).get("PYTHONPATH"),
+                             bases)
+
+
+def _console_script_module(project: "Project", name: str, bases: list) -> Optional[str]:
+    """The module of a console script (`tabrec-train = "tabrec.cli:main"` in `[project.scripts]` of a
+    pyproject.toml in a folder the line runs in, or the project root), which `pip install -e .` puts on
+    PATH; None when no such entry names it."""
+    if "/" in name or name.endswith(".py"):
+        return None
+    from ..settings import tomllib
+    from ..sources.files import read_regular
+
+    for folder in dict.fromkeys([*(base for base, _ in bases), Path(project.root)]):
+        path = folder / "pyproject.toml"
+        project.note_input(str(path))
+        try:
+            data = tomllib.loads(read_regular(str(path)).decode("utf-8", errors="replace"))
+        except (OSError, ValueError):
+            continue
+        scripts = data.get("project", {}).get("scripts", {}) if isinstance(data.get("project"), dict) else {}
+        target = scripts.get(name) if isinstance(scripts, dict) else None
+        if isinstance(target, str) and ":" in target:
+            return target.split(":", 1)[0].strip()
+    return None
+
+
+def _module_file_link(project: "Project", module: Optional[str], env, bases: list) -> PathLink:
     if not module or not all(part.isidentifier() for part in module.split(".")):
         return PathLink(module)
-    env = getattr(command, "env", {}).get("PYTHONPATH")
     # (`PYTHONPATH=$PWD/src:$PYTHONPATH`: its readable entries, `$PWD` being the folder the line runs in)
     path_list = (getattr(env, "value", None) or getattr(env, "in_launch_dir", None) or "") if env else ""
     extra = [p for p in path_list.split(":") if p and "$" not in p]
@@ -518,7 +548,7 @@ def _module_link(project: "Project", command, bases: list) -> PathLink:
         for written in (f"{stem}.py", f"{stem}/__main__.py"):
             in_src = resolve_path(project, project.scripts, written,
                                   [(base / "src", os.path.join(display, "src")) for base, display in bases])
-            if in_src.found is not None:
+            if in_src.found is not None or in_src.real is not None:  # (a plain one: upgraded once launched)
                 return in_src
     return link
 

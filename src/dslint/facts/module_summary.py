@@ -1240,7 +1240,8 @@ def _keep_what_matters(exports: ModuleExports) -> None:
         if not any(_says_something(m) for m in klass.methods.values()):
             # (a loader a subclass elsewhere may iterate; a class left out breaks the lineage through it)
             strategy = any(base.endswith("DeepSpeedStrategy") for base in klass.bases)  # (returned_strategies reads it)
-            if not klass.field_defaults and not klass.module_hops and not (klass.derived and len(klass.bases) == 1) \
+            # (a class that only joins project bases, `class Trainer(DataMixin, LoopMixin): pass`, is their lineage)
+            if not klass.field_defaults and not klass.module_hops and not klass.derived \
                     and not strategy \
                     and not any(k for k, _ in klass.attributes.values()):
                 del exports.classes[name]
