@@ -346,3 +346,22 @@ def train(loader, model, criterion, optimizer):
         optimizer.step()
 """})
     assert "DSL402" not in project.codes()
+
+
+ENGINE_HELPER = ("import deepspeed\n\n\ndef build_engine(model, tp):\n"
+                 "    return deepspeed.init_inference(model, tensor_parallel={'tp_size': tp}, replace_with_kernel_inject=True)\n")
+EVAL = ("import argparse\n\nimport torch\n\nfrom evalkit.engine import build_engine\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--batch_size', type=int, default=BATCH)\n"
+        "args = parser.parse_args()\nengine = build_engine(torch.nn.Linear(2, 2), 2)\n")
+
+
+def test_an_inference_engine_a_helper_builds_for_callers_that_decode_large_batches(project):
+    project.write({"evalkit/__init__.py": "", "evalkit/engine.py": ENGINE_HELPER, "eval.py": EVAL.replace("BATCH", "64")})
+    findings = [f for f in project.check().findings if f.code == "DSL403"]
+    assert [(f.path, f.span.start.row) for f in findings] == [("evalkit/engine.py", 5)]
+    assert "at batch 64 (eval.py)" in findings[0].message
+    project.write({"eval.py": EVAL.replace("BATCH", "4")})
+    assert rows(project, "DSL403") == []
+    project.write({"eval.py": EVAL.replace("BATCH", "64"),
+                   "evalkit/engine.py": ENGINE_HELPER.replace("replace_with_kernel_inject=True", "replace_with_kernel_inject=True, max_out_tokens=2048")})
+    assert rows(project, "DSL403") == []
