@@ -61,16 +61,20 @@ def cuda_touch(site: CallSite, facts: ScriptFacts) -> Optional[str]:
     return None
 
 
-# Runtime queries that run torch.cuda._lazy_init (torch/cuda/__init__.py: get_device_properties calls it;
-# get_device_name and get_device_capability go through it; current_device calls it). Not device_count
-# and is_available: since PyTorch 1.13 they ask NVML first and leave CUDA uninitialised, fork-safe.
+# Runtime queries after which a forked child cannot use CUDA (measured, torch 2.11 on an H200:
+# bench/fork_after_cuda_gpu.py, bench/RESULTS.md): get_device_properties, get_device_name,
+# get_device_capability and current_device run torch.cuda._lazy_init; is_available() counts the devices
+# through the CUDA runtime, which poisons the fork, unless PYTORCH_NVML_BASED_CUDA_CHECK=1 makes it ask NVML.
+# Not device_count() (NVML first) nor memory_allocated() (an empty answer while CUDA is uninitialised).
 _LAZY_INIT_QUERIES = {"torch.cuda.get_device_name", "torch.cuda.get_device_properties",
                       "torch.cuda.get_device_capability", "torch.cuda.current_device"}
+_RUNTIME_COUNT = "torch.cuda.is_available"
 
 
 def cuda_init_before_fork(site: CallSite, facts: ScriptFacts) -> Optional[str]:
     """How this call initialises CUDA in a way a forked child cannot undo, or None."""
-    if site.qualname in _LAZY_INIT_QUERIES:
+    if site.qualname in _LAZY_INIT_QUERIES or (
+            site.qualname == _RUNTIME_COUNT and "PYTORCH_NVML_BASED_CUDA_CHECK" not in facts.text):
         return f"{site.qualname.rsplit('.', 1)[-1]}()"
     return cuda_touch(site, facts)
 
