@@ -50,5 +50,22 @@ def indexed_by_rank(facts: ScriptFacts, expr: ast.AST) -> bool:
 
 def split_per_rank(facts: ScriptFacts, model: SemanticModel, dataset: ast.AST) -> bool:
     """Was `dataset` (through the names it is bound to and the preserving methods) split per rank?"""
-    return any((isinstance(expr, ast.Call) and splits_per_rank(model.resolve(expr.func) or ""))
+    return any((isinstance(expr, ast.Call) and (splits_per_rank(model.resolve(expr.func) or "")
+                                                or keeps_rank_share(facts, expr)))
                or indexed_by_rank(facts, expr) for expr in dataset_origins(model, dataset))
+
+
+def keeps_rank_share(facts: ScriptFacts, call: ast.Call) -> bool:
+    """`ShardedManifest(path)` of a class of this module whose `__init__` keeps only the rank's share of
+    its data (`self.entries = entries[rank::world]`): an instance is already this rank's part."""
+    klass = facts.classes.get(call.func.id) if isinstance(call.func, ast.Name) else None
+    return klass is not None and class_keeps_rank_share(facts, klass)
+
+
+def class_keeps_rank_share(facts: ScriptFacts, klass: ast.ClassDef) -> bool:
+    """Does the class's `__init__` store the rank's share of its data (`self.entries = entries[rank::world]`)?"""
+    init = next((s for s in klass.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    return init is not None and any(
+        isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                                             and t.value.id == "self" for t in node.targets)
+        and indexed_by_rank(facts, node.value) for node in ast.walk(init))

@@ -31,7 +31,7 @@ from .collectives import collective_functions, engine_param_saves
 from .config_dicts import DictTemplate, ModuleDicts, config_dict_names, module_constants, returned_template
 from .keyword_splats import keyword_dicts
 from .cuda import DDP, DEEPSPEED_INITIALIZE, FSDP, cuda_init_before_fork, cuda_touch, selects_device
-from .dataset_shards import split_per_rank
+from .dataset_shards import class_keeps_rank_share, split_per_rank
 from .engine_params import engine_bypasses
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
 from .helper_setups import ACCELERATORS, deepspeed_args_param, returned_plugin
@@ -210,6 +210,7 @@ class ClassSummary:
     # a call of one of them on an instance is unknown, not the base class's method
     dropped_methods: tuple = ()
     derived: bool = False  # a base may be the project's: kept, so that a method is found up the chain
+    keeps_rank_share: bool = False  # its __init__ keeps the rank's share of the data (dataset_shards)
 
 
 @dataclass(frozen=True)
@@ -523,6 +524,7 @@ class _Summariser:
                 if site.ctx.class_ is node and (site.receiver or "").endswith(".module")}
             summary.module_hops = tuple(p for p, attr in summary.init_stores.items() if attr in hops)
         summary.attributes = self.attributes(node)
+        summary.keeps_rank_share = bool(node.bases) and class_keeps_rank_share(self.facts, node)
         summary.derived = any(_project_base(self.facts, base) for base in node.bases)
         if not summary.derived:
             # ("" entries only tell that a class overrides a loader one of its project bases stores)
@@ -1241,7 +1243,7 @@ def _keep_what_matters(exports: ModuleExports) -> None:
             # (a loader a subclass elsewhere may iterate; a class left out breaks the lineage through it)
             strategy = any(base.endswith("DeepSpeedStrategy") for base in klass.bases)  # (returned_strategies reads it)
             # (a class that only joins project bases, `class Trainer(DataMixin, LoopMixin): pass`, is their lineage)
-            if not klass.field_defaults and not klass.module_hops and not klass.derived \
+            if not klass.field_defaults and not klass.module_hops and not klass.derived and not klass.keeps_rank_share \
                     and not strategy \
                     and not any(k for k, _ in klass.attributes.values()):
                 del exports.classes[name]

@@ -10,7 +10,7 @@ from typing import Iterator, Optional
 from ..facts.bindings import Binding, SemanticModel, semantic_model
 from ..facts.conditions import grad_disabled_at
 from ..facts.cuda import DDP, DEEPSPEED_INITIALIZE, FSDP
-from ..facts.dataset_shards import dataset_origins, indexed_by_rank, splits_per_rank
+from ..facts.dataset_shards import dataset_origins, indexed_by_rank, keeps_rank_share, splits_per_rank
 from ..facts.optional_values import bound_name, optional_arm, present_arm
 from ..facts.engine_params import engine_bypasses
 from ..facts.distributed import ACCELERATOR, FABRIC, LIGHTNING_TRAINERS, prepared_models
@@ -51,7 +51,8 @@ def _plain_ddp(ctx: PythonContext) -> Optional[str]:
 
 
 def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST], where: Optional[Context] = None) -> bool:
-    """Iterable datasets shard themselves (or cannot take a sampler): never flag them."""
+    """Iterable datasets shard themselves (or cannot take a sampler), and so does a dataset that is already
+    the rank's share: never flag them."""
     facts = ctx.facts
     iterable_classes = {
         name for name, cls in facts.classes.items()
@@ -71,6 +72,8 @@ def _is_iterable_dataset(ctx: PythonContext, dataset: Optional[ast.AST], where: 
             return True  # `train_idx.split(...)[rank]`: this rank's part
         if not isinstance(expr, ast.Call):
             continue
+        if keeps_rank_share(facts, expr):
+            return True  # `Shard(items)` of a class that keeps `items[rank::world]`
         name = facts.resolve(expr.func) or dotted(expr.func) or ""
         last = name.rsplit(".", 1)[-1]
         if splits_per_rank(name):
@@ -360,6 +363,9 @@ def _decide_plain_data_parallel(finding, project, params):
     dataset = params.get("dataset_class")
     if dataset and imported_class_derives_from(project, finding.path, dataset, ITERABLE_DATASETS):
         return None  # an IterableDataset of another module: it shards itself, or cannot take a sampler
+    symbol = project.program.symbol(finding.path, dataset) if dataset else None
+    if symbol is not None and symbol.klass is not None and symbol.klass.keeps_rank_share:
+        return None  # a Dataset of another module whose constructor keeps the rank's share only
     makers = params.get("dataset_makers")
     if makers and made_iterable(project, finding.path, makers):
         return None  # made by iterable datasets of other modules (`Dataset(...)` returning an IterDataPipe chain)
