@@ -105,3 +105,14 @@ def test_bind_cores_multinode(project):
     assert project.codes() == []
     project.write({"a.sh": "deepspeed --num_gpus 8 --bind_cores_to_rank train.py\n"})
     assert project.codes() == []
+
+
+def test_threads_exported_by_a_shell_file_the_launch_sources(project):
+    launch = "#!/bin/bash\nsource scripts/env.sh\ntorchrun --nproc_per_node=4 train.py\n"
+    project.write({"run.sh": launch, "train.py": TRAIN, "ds.json": OFFLOAD,
+                   "scripts/env.sh": "export NCCL_DEBUG=WARN\nexport OMP_NUM_THREADS=12\n"})
+    assert project.codes() == []
+    project.write({"scripts/env.sh": "export NCCL_DEBUG=WARN\n"})
+    assert project.codes() == ["DSL202"]
+    project.write({"run.sh": launch.replace("source scripts/env.sh", ". scripts/missing.sh")})
+    assert project.codes() == ["DSL202"]  # (a file the repository does not have: nothing known to set it)

@@ -618,6 +618,7 @@ def launched_script_paths(project: "Project") -> set:
 
 def _build(project: "Project", settings, script: str, launch_path: Optional[str], command) -> TrainingSetup:
     command = _with_deepspeed_env_file(project, launch_path, _with_deepspeed_hostfile(project, launch_path, command))
+    command = _with_sourced_threads(project, launch_path, command)
     summary = project.scripts[script]
     facts = summary.extra.get("setup") or ScriptSetupFacts()
     setup = TrainingSetup(script_path=script, summary=summary, facts=facts, launch_path=launch_path, command=command)
@@ -1003,6 +1004,33 @@ def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], com
         why = found.why() if text is None else f"{facts.given['hostfile']!r} is a hostfile deepspeed refuses"
         linked.reasons["nnodes"] = f"every host of the hostfile: {why}"
     return linked
+
+
+def _with_sourced_threads(project: "Project", launch_path: Optional[str], command):
+    """The command with the OMP_NUM_THREADS that a shell file of the repository it `source`s before it
+    exports (`source scripts/node_env.sh`); the command itself when none does (or none can be read)."""
+    if command is None or launch_path is None or not command.sourced or command.omp_num_threads_set:
+        return command
+    from ..sources.files import read_regular  # (never a FIFO)
+    from ..sources.launch import parse_launch_file
+
+    launch_dir = _abs(project, launch_path).parent
+    for written, cwd in command.sourced:
+        folders = [launch_dir / cwd] if cwd and not os.path.isabs(cwd) else [Path(cwd)] if cwd else []
+        folders += [base for base, _ in _launch_bases(project, launch_path, command)] + [launch_dir]
+        for folder in dict.fromkeys(folders):
+            path = Path(written) if os.path.isabs(written) else folder / written
+            project.note_input(str(path))
+            try:
+                text = read_regular(str(path)).decode("utf-8", errors="replace")
+            except OSError:
+                continue
+            exported = parse_launch_file(text, str(path)).exports
+            if "OMP_NUM_THREADS" in exported:
+                return dataclasses.replace(command, omp_num_threads_set=True, omp_num_threads=exported["OMP_NUM_THREADS"],
+                                           omp_num_threads_by_launcher=None, reasons=dict(command.reasons))
+            break  # (the first folder that has the file is the one the shell read)
+    return command
 
 
 DEEPSPEED_ENV_FILE = ".deepspeed_env"

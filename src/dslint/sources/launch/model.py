@@ -234,6 +234,9 @@ class LaunchCommand:
     reasons: dict[str, str] = field(default_factory=dict)
     # The files heredocs before the command wrote, by heredoc_key(cwd, path): what it reads there.
     heredocs: dict = field(default_factory=dict)
+    # The files `source FILE` / `. FILE` read before the command, as written (literal paths only), with the
+    # folder the shell was in then: what they export reaches the command too (the linker reads them)
+    sourced: tuple = ()
 
     def launcher(self, kind: str) -> Optional[Launcher]:
         """The first launcher of this kind in the chain, or None."""
@@ -249,6 +252,9 @@ class LaunchFile:
     sbatch: SbatchDirectives = field(default_factory=SbatchDirectives)
     variables: dict[str, str] = field(default_factory=dict)  # literal assignments seen (last wins)
     heredocs: list[HeredocWrite] = field(default_factory=list)  # every file a heredoc writes, in walk order
+    # name -> literal value (None: not literal) of what the file leaves exported at its end (for a file
+    # another one sources)
+    exports: dict = field(default_factory=dict)
 
 
 def heredoc_key(cwd: Optional[ShellArg], path: Optional[str]) -> Optional[tuple[str, str]]:

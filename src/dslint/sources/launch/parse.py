@@ -136,6 +136,7 @@ class _State:
     # or may not have written it), and every heredoc write in walk order (LaunchFile.heredocs).
     heredocs: dict = field(default_factory=dict)
     heredoc_log: list = field(default_factory=list)
+    sourced: tuple = ()  # (path as written, cwd value) of each `source FILE` so far (LaunchCommand.sourced)
     # How many more copies of the rest of a block the walk may make after an `if`/`case` whose branches
     # leave different values (see _walk_nodes); then the values they differ in are unknown after it.
     forks_left: int = 8
@@ -209,7 +210,9 @@ def _parse(text: str, kind_hint: Optional[str]) -> LaunchFile:
         _walk_script(state, parse_shell(text))
     variables = {k: v for k, v in {**state.make_vars, **state.shell_vars}.items()
                  if UNKNOWN not in v and not (k in from_sbatch and state.shell_vars.get(k) == v)}
-    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables, heredocs=state.heredoc_log)
+    exports = {name: env.value for name, env in state.env.items() if env.source == "export"}
+    return LaunchFile(commands=state.commands, sbatch=state.sbatch, variables=variables, heredocs=state.heredoc_log,
+                      exports=exports)
 
 
 MARKDOWN_REPAIRS = 0
@@ -314,6 +317,10 @@ def _walk_nodes(state: _State, nodes: list) -> None:
                 _read_into(state, name, node.words[1:])
             elif name is not None and os.path.basename(name) in _HEREDOC_WRITERS:
                 _heredoc_write(state, node)
+            elif name in ("source", ".") and len(node.words) > 1:
+                sourced = _resolve_word(node.words[1], state, False)
+                if len(sourced) == 1 and sourced[0].value:
+                    state.sourced += ((sourced[0].value, state.cwd.value if state.cwd is not None else None),)
             else:
                 _handle_simple_command(state, node.words, node.end, make_mode=False)
         elif isinstance(node, Clobber):
@@ -1017,6 +1024,7 @@ def _handle_simple_command(state: _State, words: list[Word], end: int, make_mode
         command.span = state.index.span(words[0].start, end)
         command.cwd = state.cwd
         command.heredocs = dict(state.heredocs)
+        command.sourced = state.sourced
         state.commands.append(command)
     _maybe_parse_shell_c(state, args, words, command)
 
