@@ -214,3 +214,22 @@ def test_tune_run_reads_as_torchrun_only_when_it_is_given_a_torchrun_option():
     assert [a.value for a in first.script_args] == ["--config", "llama3/8B_full"]
     assert [lc.kind for lc in single.launchers] == ["python"] and single.module == "lora_finetune_single_device"
     assert custom.script == "recipes/dpo.py" and custom.master_port is None  # (standalone: a free port)
+
+
+def test_no_ssh_nodes_run_their_own_local_launcher_which_binds(project):
+    # (runner.py: multi_node_exec needs ssh; with --no_ssh each node's local launch gets --bind_cores_to_rank)
+    launch = "deepspeed --hostfile hosts.txt --bind_cores_to_rank pretrain.py\n"
+    project.write({"hosts.txt": "node-a slots=8\nnode-b slots=8\n", "launch.sh": launch,
+                   "pretrain.py": "import deepspeed\ndeepspeed.init_distributed()\n"})
+    assert "DSL205" in project.codes()
+    project.write({"launch.sh": launch.replace("--hostfile", "--no_ssh --node_rank $NODE_RANK --hostfile")})
+    assert "DSL205" not in project.codes()
+
+
+def test_a_cd_to_a_container_folder_this_machine_lacks_keeps_the_scripts_found(project):
+    from dslint.facts.link import link_setups
+
+    project.write({"k8s/entrypoint.sh": "cd /nonexistent-workspace-dslint\nexec torchrun --nproc_per_node 8 train.py\n",
+                   "train.py": "import torch.distributed as dist\ndist.init_process_group('nccl')\n"})
+    setups = link_setups(project.check().project)
+    assert [s.script_path.rsplit("/", 1)[-1] for s in setups] == ["train.py"] and setups[0].procs_per_node == 8

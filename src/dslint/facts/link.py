@@ -410,7 +410,8 @@ def _launch_bases(project: "Project", launch_path: str, command) -> list:
     if getattr(cwd, "script_relative", False):
         return [(launch_dir / cwd.value, os.path.normpath(os.path.join(launch_display, cwd.value)))]
     if os.path.isabs(cwd.value):
-        return [(Path(cwd.value), cwd.value)]
+        # (`cd /workspace` of a container image that copies the repository there: not this machine's folder)
+        return [(Path(cwd.value), cwd.value)] if os.path.isdir(cwd.value) else starts
     return [(base / cwd.value, os.path.normpath(os.path.join(display, cwd.value))) for base, display in starts]
 
 

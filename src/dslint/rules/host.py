@@ -435,8 +435,8 @@ def bind_cores_ignored_multinode(ctx: SetupContext) -> Iterator[Report]:
     for launch_path, launch in ctx.project.launches.items():
         for command in launch.commands:
             launcher = command.launcher("deepspeed")
-            if launcher is None or "bind_cores_to_rank" not in launcher.options:
-                continue
+            if launcher is None or "bind_cores_to_rank" not in launcher.options or "no_ssh" in launcher.options:
+                continue  # (--no_ssh: each node runs the local launcher, which binds: runner.py multi_node_exec)
             runner = launcher.options.get("launcher")
             if runner is not None and (runner.value or "").lower() == "impi":
                 continue
