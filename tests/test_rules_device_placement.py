@@ -287,3 +287,18 @@ def test_spawner_summary_records_kind_nprocs_and_lightning_join_behaviour():
     assert records[("lightning.fabric.Fabric", 8)]["joins_launcher"] is True
     spawn = records[("torch.multiprocessing.spawn", 10)]
     assert (spawn["nprocs"], spawn["joins_launcher"], spawn["conditional"]) == (2, False, False)
+
+
+def test_a_checkpoint_loaded_onto_a_fixed_gpu_in_every_rank(project):
+    text = """
+        import os
+        import torch
+        import torch.distributed as dist
+        dist.init_process_group("nccl")
+        torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+        state = torch.load("ckpt.pt", map_location="cuda:0")
+        fine = torch.load("ckpt.pt", map_location="cpu")
+        own = torch.load("ckpt.pt", map_location=f"cuda:{os.environ['LOCAL_RANK']}")
+    """
+    findings = project.write({"train.py": src(text)}).check(select=["DSL101"]).findings
+    assert [(f.span.start.row, f.message.split(" loads")[0]) for f in findings] == [(6, "map_location='cuda:0'")]

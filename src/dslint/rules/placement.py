@@ -214,12 +214,18 @@ def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
             if site.qualname is not None:
                 continue
             arg = site.node.args[0] if site.node.args else site.keyword("device")
+        elif site.qualname == "torch.load":  # (`map_location="cuda:0"`: every rank loads the checkpoint onto GPU 0)
+            arg = site.argument(1, "map_location")
         else:
             arg = site.keyword("device")
         if arg is None:
             continue
         found = fixed(site, arg, site.attr == "to")
-        if found:
+        if found and site.qualname == "torch.load":
+            device, origin, needs = found
+            yield Report(arg, f"map_location='{short(device, 16)}'{origin} loads the checkpoint onto the same GPU in every "
+                         "rank; use map_location='cpu' or the rank's own device", needs=needs)
+        elif found:
             device, origin, needs = found
             yield Report(arg, f"'{short(device, 16)}'{origin} is the same GPU on every rank of this multi-process "
                          "script; use torch.device('cuda', local_rank)", needs=needs)
