@@ -308,3 +308,38 @@ def test_a_dataclass_field_read_from_slurm_or_given_to_the_constructor_is_fine(p
     project.write({"runtime.py": RUNTIME.replace("KEY", '"LOCAL_RANK"'),
                    "fit.py": FIT_RUNTIME.replace("ARGS", "local_rank=int(os.environ['SLURM_LOCALID'])")})
     assert "DSL704" not in project.codes()
+
+
+HELPER_NS = """import os
+
+import torch
+import torch.distributed as dist
+
+
+def init_distributed(args):
+    args.rank = int(os.environ["SLURM_PROCID"])
+    SET
+    torch.cuda.set_device(args.local_rank)
+    dist.init_process_group("nccl", rank=args.rank, world_size=int(os.environ["SLURM_NTASKS"]))
+"""
+FIT_NS = """import argparse
+import os
+
+from helpers import init_distributed
+
+p = argparse.ArgumentParser()
+p.add_argument("--local_rank", type=int, default=int(os.environ.get("LOCAL_RANK", 0)))
+args = p.parse_args()
+init_distributed(args)
+"""
+
+
+def test_srun_tasks_whose_helper_takes_the_gpu_from_the_namespace_option_reading_local_rank(project):
+    project.write({"job.sbatch": JOB.format(nodes=2, tasks=8), "fit.py": FIT_NS,
+                   "helpers.py": HELPER_NS.replace("SET", "pass")})
+    assert _where(project.check().findings, "DSL704") == [("fit.py", 7)]
+    project.write({"helpers.py": HELPER_NS.replace("SET", "args.local_rank = int(os.environ['SLURM_LOCALID'])")})
+    assert "DSL704" not in project.codes()
+    project.write({"helpers.py": HELPER_NS.replace("SET", "pass"),
+                   "job.sbatch": JOB.format(nodes=2, tasks=8).replace("fit.py", "fit.py --local_rank $SLURM_LOCALID")})
+    assert "DSL704" not in project.codes()

@@ -1256,6 +1256,7 @@ def _env_device_indexes(project: "Project", setup: TrainingSetup) -> None:
     setup.env_device_indexes = [(setup.script_path, index) for index in setup.facts.env_device_indexes]
     setup.env_device_indexes += _helper_env_device_indexes(project, setup)
     setup.env_device_indexes += _class_env_device_indexes(project, setup)
+    setup.env_device_indexes += _namespace_env_device_indexes(project, setup)
     args = script_args(setup.command)  # (an option's default that reads the environment: unless the line passes it)
     setup.env_device_indexes = [(path, index) for path, index in setup.env_device_indexes
                                 if not index.unless_options or option_passed(args, index.unless_options) is False]
@@ -1281,6 +1282,23 @@ def _class_env_device_indexes(project: "Project", setup: TrainingSetup) -> list:
         index = facts.env_fields.get(f"{symbol.name}.{name}") if isinstance(facts, ScriptSetupFacts) else None
         if index is not None and not any(key in facts.env_sets for key in index.keys):
             found.append((symbol.path, index))  # (its span: the field, in the class's module)
+    return found
+
+
+def _namespace_env_device_indexes(project: "Project", setup: TrainingSetup) -> list:
+    """`init_distributed(args)` of another module doing `set_device(args.local_rank)`, where the script's
+    `--local_rank` defaults to an environment read: that read (unless the launch line passes the option)."""
+    found = []
+    facts = setup.facts
+    for local, position in facts.namespace_calls if facts.option_env_indexes else ():
+        symbol = project.program.symbol(setup.script_path, local)
+        summary = project.scripts.get(symbol.path) if symbol is not None and symbol.function is not None else None
+        helper = summary.extra.get("setup") if summary is not None else None
+        for name, at, attr in helper.param_device_indexes if isinstance(helper, ScriptSetupFacts) else ():
+            index = facts.option_env_indexes.get(attr)
+            if name == symbol.name and at == position and index is not None and \
+                    not any(key in helper.env_sets for key in index.keys):
+                found.append((setup.script_path, index))
     return found
 
 

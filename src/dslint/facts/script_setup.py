@@ -329,6 +329,14 @@ class ScriptSetupFacts:
     # "Class.field" -> EnvDeviceIndex (span: the field's line) of a module-level dataclass whose field defaults to
     # `field(default_factory=lambda: int(os.environ.get("LOCAL_RANK", 0)))`: the environment read alone
     env_fields: dict = field(default_factory=dict)
+    # `torch.cuda.set_device(args.local_rank)` in a top-level function whose positional parameter `args` a
+    # caller fills with its argparse namespace: (function, position, attribute)
+    param_device_indexes: list = field(default_factory=list)
+    # the calls of imported names that pass this module's argparse namespace: (local name called, position)
+    namespace_calls: list = field(default_factory=list)
+    # dest -> EnvDeviceIndex (unless_options: the option's strings) of each option whose default reads the
+    # environment alone (`--local_rank`, default `int(os.environ.get("LOCAL_RANK", 0))`)
+    option_env_indexes: dict = field(default_factory=dict)
     ports: list[PortLiteral] = field(default_factory=list)
     # spans of MASTER_PORT sets beside a MASTER_ADDR the job computes (a hostfile's first host): the port
     # the nodes of a multi-node job agree on, by design
@@ -1407,6 +1415,10 @@ class _Extractor:
                     continue
             if index is None:
                 continue
+            passed = self.passed_namespace_field(index)
+            if passed is not None:
+                self.out.param_device_indexes.append(passed)
+                continue
             other = instance_field(model, model.value_of(index)) if isinstance(index, ast.Attribute) else None
             if other is not None and not other.local and dotted(other.klass):
                 self.out.class_env_device_indexes.append((dotted(other.klass), other.field))
@@ -1425,6 +1437,50 @@ class _Extractor:
                 any(stmt is function for stmt in self.f.tree.body) else None
             self.out.env_device_indexes.append(EnvDeviceIndex(self.span(site.node), self.span(found[0].node),
                                                               keys, unset, top, unless_options=options))
+
+    def passed_namespace_field(self, index: ast.AST) -> Optional[tuple]:
+        """(function, position, attribute) of `args.local_rank` where `args` is a positional parameter of a
+        top-level function of this module and nothing here assigns `args.local_rank`; else None."""
+        if not (isinstance(index, ast.Attribute) and isinstance(index.value, ast.Name)):
+            return None
+        binding = self.model.binding_of(index.value)
+        if binding is None or binding.kind != "parameter" or binding.position is None:
+            return None
+        function = binding.scope.node
+        if function not in self.f.tree.body or overridden_attribute(self.model, index):
+            return None
+        return function.name, binding.position, index.attr
+
+    def read_namespace_calls(self) -> None:
+        """ScriptSetupFacts.namespace_calls and option_env_indexes, for a module that parses options."""
+        defaults = argparse_defaults(self.model)
+        if not defaults:
+            return
+        imported = {local for local, qualname in self.f.imports.names.items() if not is_library(qualname)}
+        imported |= self.f.imports.relative
+        for site in self.f.calls:
+            head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+            if head not in imported:
+                continue
+            local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+            for position, arg in enumerate(site.node.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                if isinstance(arg, ast.Name) and is_namespace(self.model, arg):
+                    self.out.namespace_calls.append((local, position))
+        if not self.out.namespace_calls:
+            return
+        reads = {id(a.node): a for a in env_accesses(self.model) if a.kind == "read"}
+        for dest, default in defaults.items():
+            found = _env_reads_in(self.model, default, reads) if default is not None else None
+            keys = tuple(dict.fromkeys(a.key for a in found or ()))
+            options = argparse_options(self.model, dest)
+            if not found or None in keys or not options:
+                continue
+            unset = constant(self.model, default, assume_env_unset=True)
+            self.out.option_env_indexes[dest] = EnvDeviceIndex(
+                self.span(default), self.span(found[0].node), keys,
+                unset if isinstance(unset, int) and not isinstance(unset, bool) else None, unless_options=options)
 
     def read_env_fields(self) -> None:
         """ScriptSetupFacts.env_fields: the dataclass fields of this module whose default factory reads the
@@ -1515,6 +1571,7 @@ class _Extractor:
         self.read_processes()
         self.read_env_device_indexes()
         self.read_env_fields()
+        self.read_namespace_calls()
         self.read_saves()
         self.read_threads()
         self.read_dumped_configs()
