@@ -35,3 +35,19 @@ def test_an_open_call_given_straight_to_the_loader_and_a_changed_config(project)
     assert len(findings(project, load="cfg = yaml.safe_load(open('configs/big.yaml'))", line="")) == 1
     assert findings(project, change="cfg['data']['num_workers'] = 2") == []
     assert findings(project, load="with open(args.config, 'w') as f:\n    cfg = yaml.safe_load(f)") == []
+
+
+HF = ("from transformers import HfArgumentParser, Trainer, TrainingArguments\n\n"
+      "(args,) = HfArgumentParser(TrainingArguments).parse_args_into_dataclasses()\n"
+      "trainer = Trainer(model=None, args=args)\ntrainer.train()\n")
+
+
+def test_the_hf_trainers_loader_workers_from_the_launch_line(project):
+    def found(count):
+        project.write({"sft.py": HF, "run.sh": f"torchrun --nproc_per_node 8 sft.py --output_dir out "
+                                                f"--dataloader_num_workers {count} --bf16 True\n"})
+        return [(f.path, f.span.start.row, f.span.start.column) for f in
+                project.check(select=["DSL204"], **{"cpu-cores": 64}).findings]
+
+    assert found(16) == [("run.sh", 1, 78)]  # (the count word)
+    assert found(4) == []

@@ -352,6 +352,10 @@ def loader_workers_exceed_cores(ctx: SetupContext) -> Iterator[Report]:
             key = (where, workers.span.start_offset)
             if key not in most or most[key][1] < n:
                 most[key] = (workers, n, where, cores, value, how)
+        trainer = _hf_trainer_workers(setup)
+        if trainer is not None and (setup.launch_path, trainer.span.start_offset) not in most:
+            most[(setup.launch_path, trainer.span.start_offset)] = (
+                trainer, n, setup.launch_path, cores, trainer.value, " (the HF Trainer's --dataloader_num_workers)")
     for workers, n, script, cores, value, how in most.values():
         if workers.per_machine:
             yield Report(workers.span,
@@ -390,6 +394,30 @@ def _program_loader_workers(project, setup: TrainingSetup) -> Iterator[tuple]:
             if workers.scope is None or entries is None or script not in entries:
                 continue  # (module level, nested or unknown: who runs it is not shown)
             yield workers, module
+
+
+_HF_WORKERS_OPTIONS = ("--dataloader_num_workers", "--dataloader-num-workers")
+
+
+def _hf_trainer_workers(setup: TrainingSetup):
+    """The HF Trainer builds its DataLoaders with `num_workers=args.dataloader_num_workers` in every rank: the
+    count a launch line gives a script whose TrainingArguments come from the command line (HfArgumentParser),
+    as LoaderWorkers at that word; None otherwise."""
+    from ..facts.script_setup import LoaderWorkers
+
+    facts, command = setup.facts, setup.command
+    if not facts.hf_trainer or not facts.hf_args_from_command_line or command is None:
+        return None
+    args = command.script_args
+    for i, arg in enumerate(args):
+        name, equals, text = (arg.value or "").partition("=")
+        if name not in _HF_WORKERS_OPTIONS:
+            continue
+        word = arg if equals else args[i + 1] if i + 1 < len(args) else None
+        text = text if equals else (word.value if word is not None else None)
+        if word is not None and text is not None and text.isdigit():
+            return LoaderWorkers(word.span, int(text), False, fixed=True)
+    return None
 
 
 def _passed_config_workers(project, module: str, workers):
