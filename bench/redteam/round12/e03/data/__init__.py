@@ -1,0 +1,3 @@
+from .loader import PrefetchLoader, build_dataloader
+
+__all__ = ["PrefetchLoader", "build_dataloader"]

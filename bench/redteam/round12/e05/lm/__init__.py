@@ -1,0 +1,4 @@
+from .checkpoint import CheckpointManager
+from .model import GPT, GPTConfig
+
+__all__ = ["CheckpointManager", "GPT", "GPTConfig"]

@@ -1,0 +1,3 @@
+from .sft import build_sft_dataset
+
+__all__ = ["build_sft_dataset"]
