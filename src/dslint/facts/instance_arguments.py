@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..sources.names import dotted, is_library, root_name
+from ..sources.names import dotted, root_name
 from .bindings import semantic_model
 from .script import ScriptFacts
 from .summary import summary_extractor
@@ -24,36 +24,32 @@ def instance_arguments(facts: ScriptFacts) -> dict:
     """local name called -> ((slot, class as written here, fields the caller may have set), ...) per
     argument that is a fresh instance of a project class; slot is the position (int) or keyword (str).
     A call that passes none is not listed."""
-    imported = {local for local, qualname in facts.imports.names.items() if not is_library(qualname)}
-    imported |= facts.imports.relative
-    if not imported:
+    if not facts.imports.project_names():
         return {}
     found: dict = {}
     model = None
     for site in facts.calls:
-        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
-        if head not in imported or (site.receiver is None and not isinstance(site.node.func, ast.Name)):
+        if not site.calls_project_name(facts.imports):
             continue
         node = site.node
         slots = [(i, a) for i, a in enumerate(node.args)]
         slots = slots[:next((i for i, a in slots if isinstance(a, ast.Starred)), len(slots))]
         slots += [(k.arg, k.value) for k in node.keywords if k.arg is not None]
         model = model or semantic_model(facts)
-        given = tuple(filter(None, (_instance(model, facts, slot, arg, imported) for slot, arg in slots)))
+        given = tuple(filter(None, (_instance(model, facts, slot, arg) for slot, arg in slots)))
         if given:
-            local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
-            found.setdefault(local, []).append(given)
+            found.setdefault(site.local_name, []).append(given)
     return {local: tuple(calls) for local, calls in found.items()}
 
 
-def _instance(model, facts: ScriptFacts, slot, arg: ast.AST, imported: set) -> Optional[tuple]:
+def _instance(model, facts: ScriptFacts, slot, arg: ast.AST) -> Optional[tuple]:
     built = model.value_of(arg) if isinstance(arg, ast.Name) else arg
     if not isinstance(built, ast.Call) or built.args or not dotted(built.func):
         return None
     root = root_name(built.func)
     binding = model.binding_of(root) if root is not None else None
     if binding is None or not (binding.kind == "class" and isinstance(built.func, ast.Name)
-                               or binding.kind in ("import", "from-import") and root.id in imported):
+                               or binding.kind in ("import", "from-import") and root.id in facts.imports.project_names()):
         return None
     fields = {k.arg or ANY_FIELD for k in built.keywords}
     if isinstance(arg, ast.Name):
@@ -87,8 +83,6 @@ def _changed_fields(model, facts: ScriptFacts, name: ast.Name) -> Optional[set]:
         if callee in ("setattr", "vars"):
             changed.add(ANY_FIELD)
             continue
-        head = callee.split(".", 1)[0]
-        if head not in facts.imports.relative and (head not in facts.imports.names or
-                                                   is_library(facts.imports.names[head])):
+        if callee.split(".", 1)[0] not in facts.imports.project_names():
             return None
     return changed

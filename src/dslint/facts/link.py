@@ -1007,6 +1007,13 @@ def _with_deepspeed_hostfile(project: "Project", launch_path: Optional[str], com
     return linked
 
 
+def _with_threads(command, value: Optional[str]):
+    """The command with OMP_NUM_THREADS set for its ranks (`value` None: not a literal), which the launcher
+    then leaves alone."""
+    return dataclasses.replace(command, omp_num_threads_set=True, omp_num_threads=value, omp_num_threads_by_launcher=None,
+                               reasons=dict(command.reasons))
+
+
 def _with_sourced_threads(project: "Project", launch_path: Optional[str], command):
     """The command with the OMP_NUM_THREADS that a shell file of the repository it `source`s before it
     exports (`source scripts/node_env.sh`); the command itself when none does (or none can be read)."""
@@ -1016,20 +1023,23 @@ def _with_sourced_threads(project: "Project", launch_path: Optional[str], comman
     from ..sources.launch import parse_launch_file
 
     launch_dir = _abs(project, launch_path).parent
+    memo = project.__dict__.setdefault("_sourced_exports", {})  # path -> exports (None: no such file); many setups ask
     for written, cwd in command.sourced:
         folders = [launch_dir / cwd] if cwd and not os.path.isabs(cwd) else [Path(cwd)] if cwd else []
         folders += [base for base, _ in _launch_bases(project, launch_path, command)] + [launch_dir]
         for folder in dict.fromkeys(folders):
-            path = Path(written) if os.path.isabs(written) else folder / written
-            project.note_input(str(path))
-            try:
-                text = read_regular(str(path)).decode("utf-8", errors="replace")
-            except OSError:
+            path = str(Path(written) if os.path.isabs(written) else folder / written)
+            if path not in memo:
+                project.note_input(path)
+                try:
+                    memo[path] = parse_launch_file(read_regular(path).decode("utf-8", errors="replace"), path).exports
+                except OSError:
+                    memo[path] = None
+            exported = memo[path]
+            if exported is None:
                 continue
-            exported = parse_launch_file(text, str(path)).exports
             if "OMP_NUM_THREADS" in exported:
-                return dataclasses.replace(command, omp_num_threads_set=True, omp_num_threads=exported["OMP_NUM_THREADS"],
-                                           omp_num_threads_by_launcher=None, reasons=dict(command.reasons))
+                return _with_threads(command, exported["OMP_NUM_THREADS"])
             break  # (the first folder that has the file is the one the shell read)
     return command
 
@@ -1058,8 +1068,7 @@ def _with_deepspeed_env_file(project: "Project", launch_path: Optional[str], com
         for line in text.splitlines():
             key, equals, value = line.partition("=")
             if equals and key.strip() == "OMP_NUM_THREADS":
-                return dataclasses.replace(command, omp_num_threads_set=True, omp_num_threads=value.strip(),
-                                           reasons=dict(command.reasons))
+                return _with_threads(command, value.strip())
     return command
 
 

@@ -67,6 +67,17 @@ class CallSite:
     def has_star_kwargs(self) -> bool:
         return any(kw.arg is None for kw in self.node.keywords)
 
+    @property
+    def local_name(self) -> str:
+        """The callee as this module spells it (`make_loader`, `utils.setup`): ModuleExports.called's key."""
+        return f"{self.receiver}.{self.attr}" if self.receiver else self.attr
+
+    def calls_project_name(self, imports) -> bool:
+        """Is the callee a name this module imports from the project (`fit(...)`, `utils.probe()`), not a
+        library's nor a method of a local object?"""
+        head = self.receiver.split(".", 1)[0] if self.receiver else self.attr
+        return head in imports.project_names() and (self.receiver is not None or isinstance(self.node.func, ast.Name))
+
 
 @dataclass
 class Assignment:

@@ -1424,19 +1424,25 @@ class _Extractor:
                 self.out.class_env_device_indexes.append((dotted(other.klass), other.field))
                 continue
             index = factory_default(model, index) or index  # `cfg.local_rank` of `field(default_factory=lambda: ...)`
-            found = _env_reads_in(model, index, reads)
-            if not found:  # None (not the environment's alone) or [] (a constant: DSL101's)
-                continue
-            value = constant(model, index, assume_env_unset=True)
-            unset = value if isinstance(value, int) and not isinstance(value, bool) else None
-            keys = tuple(dict.fromkeys(a.key for a in found))
-            if None in keys:
-                continue  # `os.environ[name]`: which variable is not known
             function = site.ctx.function
             top = function.name if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
                 any(stmt is function for stmt in self.f.tree.body) else None
-            self.out.env_device_indexes.append(EnvDeviceIndex(self.span(site.node), self.span(found[0].node),
-                                                              keys, unset, top, unless_options=options))
+            found = self.env_index(site.node, index, reads, top, options)
+            if found is not None:
+                self.out.env_device_indexes.append(found)
+
+    def env_index(self, at: ast.AST, expr: ast.AST, reads: dict, function: Optional[str] = None,
+                  options: tuple = ()) -> Optional[EnvDeviceIndex]:
+        """The EnvDeviceIndex (span: `at`) of an index `expr` that the environment alone gives; None when
+        it is not the environment's alone (or a constant: DSL101's), or reads a variable whose name is unknown."""
+        found = _env_reads_in(self.model, expr, reads)
+        keys = tuple(dict.fromkeys(a.key for a in found or ()))
+        if not found or None in keys:  # (`os.environ[name]`: which variable is not known)
+            return None
+        unset = constant(self.model, expr, assume_env_unset=True)
+        return EnvDeviceIndex(self.span(at), self.span(found[0].node), keys,
+                              unset if isinstance(unset, int) and not isinstance(unset, bool) else None, function,
+                              unless_options=options)
 
     def passed_namespace_field(self, index: ast.AST) -> Optional[tuple]:
         """(function, position, attribute) of `args.local_rank` where `args` is a positional parameter of a
@@ -1456,31 +1462,22 @@ class _Extractor:
         defaults = argparse_defaults(self.model)
         if not defaults:
             return
-        imported = {local for local, qualname in self.f.imports.names.items() if not is_library(qualname)}
-        imported |= self.f.imports.relative
         for site in self.f.calls:
-            head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
-            if head not in imported:
+            if not site.calls_project_name(self.f.imports):
                 continue
-            local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
             for position, arg in enumerate(site.node.args):
                 if isinstance(arg, ast.Starred):
                     break
                 if isinstance(arg, ast.Name) and is_namespace(self.model, arg):
-                    self.out.namespace_calls.append((local, position))
+                    self.out.namespace_calls.append((site.local_name, position))
         if not self.out.namespace_calls:
             return
         reads = {id(a.node): a for a in env_accesses(self.model) if a.kind == "read"}
         for dest, default in defaults.items():
-            found = _env_reads_in(self.model, default, reads) if default is not None else None
-            keys = tuple(dict.fromkeys(a.key for a in found or ()))
             options = argparse_options(self.model, dest)
-            if not found or None in keys or not options:
-                continue
-            unset = constant(self.model, default, assume_env_unset=True)
-            self.out.option_env_indexes[dest] = EnvDeviceIndex(
-                self.span(default), self.span(found[0].node), keys,
-                unset if isinstance(unset, int) and not isinstance(unset, bool) else None, unless_options=options)
+            found = self.env_index(default, default, reads, options=options) if default is not None and options else None
+            if found is not None:
+                self.out.option_env_indexes[dest] = found
 
     def read_env_fields(self) -> None:
         """ScriptSetupFacts.env_fields: the dataclass fields of this module whose default factory reads the
@@ -1496,14 +1493,9 @@ class _Extractor:
                     continue
                 if reads is None:
                     reads = {id(a.node): a for a in env_accesses(self.model) if a.kind == "read"}
-                found = _env_reads_in(self.model, factory.body, reads)
-                keys = tuple(dict.fromkeys(a.key for a in found or ()))
-                if not found or None in keys:
-                    continue
-                unset = constant(self.model, factory.body, assume_env_unset=True)
-                self.out.env_fields[f"{name}.{stmt.target.id}"] = EnvDeviceIndex(
-                    self.span(stmt), self.span(found[0].node), keys,
-                    unset if isinstance(unset, int) and not isinstance(unset, bool) else None)
+                found = self.env_index(stmt, factory.body, reads)
+                if found is not None:
+                    self.out.env_fields[f"{name}.{stmt.target.id}"] = found
 
     def read_env_sets(self) -> None:
         self._remote_addr_scopes: set = set()

@@ -1596,19 +1596,45 @@ def option_on_command_line(args: list, options: tuple) -> tuple[Optional[bool], 
         return _fire_given(args, options)
     given: Optional[bool] = False
     value: Optional[str] = None
+    for _, text in _option_values(args, options):
+        if text is _UNREADABLE:
+            given = None if given is False else given
+        else:
+            given, value = True, text
+    return given, value
+
+
+_UNREADABLE = object()  # (_option_values: a word dslint cannot read, which may hold the option)
+
+
+def _option_values(args: list, options: tuple):
+    """(the word holding the value or None, the value text or None) for each time the argument list
+    passes one of `options` (argparse prefixes and attached short values too, as option_on_command_line
+    says); (None, _UNREADABLE) for each word dslint cannot read."""
     longs = [o for o in options if o.startswith("--")]
     shorts = [o for o in options if len(o) == 2 and o[0] == "-" and o[1] != "-"]
     for k, arg in enumerate(args):
         if arg.value is None:
-            given = None if given is False else given
+            yield None, _UNREADABLE
             continue
         name, eq, attached = arg.value.partition("=")
         if name in options or (len(name) > 2 and name.startswith("--") and any(o.startswith(name) for o in longs)):
             nxt = args[k + 1] if k + 1 < len(args) else None
-            given, value = True, attached if eq else (nxt.value if nxt is not None else None)
+            yield (arg, attached) if eq else (nxt, nxt.value if nxt is not None else None)
         elif any(arg.value.startswith(s) and len(arg.value) > 2 for s in shorts):
-            given, value = True, arg.value[2:]
-    return given, value
+            yield arg, arg.value[2:]
+
+
+def option_value_word(args: list, options: tuple):
+    """(the word, its value text) of the last value a launch line's argument list gives one of `options`;
+    None when it gives none, or a word dslint cannot read may."""
+    found = None
+    for word, text in _option_values(args, options):
+        if text is _UNREADABLE:
+            return None
+        if word is not None:
+            found = (word, text)
+    return found
 
 
 # -- OmegaConf / Hydra config objects -----------------------------------------------------------

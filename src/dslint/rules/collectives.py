@@ -14,7 +14,6 @@ from ..facts.collectives import (BARRIERS, CHECKPOINT, COLLECTIVE, ONCE_FLAG, Ga
 from ..facts.conditions import parameter_gate, rank_gate, rank_tests, under_zero3
 from ..facts.lightning_hooks import hook_needs
 from ..facts.link import link_setups
-from ..sources.names import is_library
 from ..facts.script import ScriptFacts
 from ..facts.summary import summary_extractor
 from ..facts.zero3_reads import module_reads
@@ -96,11 +95,8 @@ def _decide_callers_pass_constant(finding, project, params):
 def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
     """Calls of imported project functions under a rank gate: a hang if the callee, in its own
     module, reaches a collective on every rank that calls it (decided once modules are linked)."""
-    imported = {local for local, qualname in facts.imports.names.items() if not is_library(qualname)}
-    imported |= facts.imports.relative
     for site in facts.calls:
-        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
-        if head not in imported or (site.receiver is None and not isinstance(site.node.func, ast.Name)):
+        if not site.calls_project_name(facts.imports):
             continue
         gate = rank_gate(facts, site.node, site.ctx)
         if gate is None:

@@ -23,7 +23,7 @@ from ..fixes import append_keyword, codemod_fixer, make_fix, node_at, with_impor
 from ..model import Applicability
 from ..facts.program import norm_path
 from ..facts.program_callers import MACHINE_DEFAULT, calls_leaving_default, instance_field_default
-from ..facts.values import UNKNOWN, constant, option_on_command_line
+from ..facts.values import UNKNOWN, constant, option_on_command_line, option_value_word
 from ..sources.launch.launchers import LAUNCHERS, OMP_ONE_IF_SEVERAL, OMP_THREADS_OPTION
 from .context import PythonContext, SetupContext
 from .config_schema import effective
@@ -408,16 +408,10 @@ def _hf_trainer_workers(setup: TrainingSetup):
     facts, command = setup.facts, setup.command
     if not facts.hf_trainer or not facts.hf_args_from_command_line or command is None:
         return None
-    args = command.script_args
-    for i, arg in enumerate(args):
-        name, equals, text = (arg.value or "").partition("=")
-        if name not in _HF_WORKERS_OPTIONS:
-            continue
-        word = arg if equals else args[i + 1] if i + 1 < len(args) else None
-        text = text if equals else (word.value if word is not None else None)
-        if word is not None and text is not None and text.isdigit():
-            return LoaderWorkers(word.span, int(text), False, fixed=True)
-    return None
+    found = option_value_word(command.script_args, _HF_WORKERS_OPTIONS)
+    if found is None or not (found[1] or "").isdigit():
+        return None
+    return LoaderWorkers(found[0].span, int(found[1]), False, fixed=True)
 
 
 def _passed_config_workers(project, module: str, workers):

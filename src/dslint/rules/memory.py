@@ -16,16 +16,16 @@ from typing import Iterator, Optional
 from ..facts.bindings import Binding, SemanticModel, semantic_model
 from ..facts.conditions import autograd_off, runs_before
 from ..facts.cuda import DDP, FSDP
-from ..facts.program_callers import _callers, callers_with_grad
+from ..facts.batch_sizes import callers_largest_batch, largest_batch_size
+from ..facts.program_callers import callers_with_grad
 from ..facts.objects import (SAME_OBJECT_METHODS, callee_name, class_lineage, module_name_at, object_of,
                              object_with_arguments, passed_on, self_class)
 from ..facts.program_effects import grad_off_helper, local_callee, made_up
 from ..facts.script import CallSite, ScriptFacts, iterated_expression
-from ..facts.summary import summary_extractor
-from ..facts.values import argparse_defaults, constant
+from ..facts.values import constant
 from ..fixes import codemod_fixer, make_fix, node_at
 from ..model import Applicability, Severity
-from ..sources.names import dotted, is_library
+from ..sources.names import dotted
 from .context import PythonContext
 from .registry import decide_then, Report, decider, file_label, python_rule, short
 
@@ -492,7 +492,7 @@ def ds_inference_workspace_unbounded(ctx: PythonContext) -> Iterator[Report]:
     if not sites or facts.uses("diffusers"):
         return  # (DeepSpeed's diffusers attention fixes its own workspace at 4096 tokens)
     model = semantic_model(facts)
-    batch = _largest_batch_size(facts, model)
+    batch = largest_batch_size(facts)
     for site in sites:
         settings = _inference_settings(model, site)
         if settings is None or _TOKEN_LIMITS & settings.keys():
@@ -510,39 +510,16 @@ def ds_inference_workspace_unbounded(ctx: PythonContext) -> Iterator[Report]:
                          needs=("callers-decode-large-batches", (("function", site.ctx.function.name),)))
 
 
-@summary_extractor("largest_batch")
-def largest_batch(facts: ScriptFacts) -> Optional[int]:
-    """The largest batch size a module that calls project functions writes (see _largest_batch_size)."""
-    if "batch" not in facts.text or not (facts.imports.relative or any(
-            not is_library(q) for q in facts.imports.names.values())):
-        return None
-    return _largest_batch_size(facts, semantic_model(facts))
-
-
 @decider("callers-decode-large-batches")
 def _decide_callers_decode_large_batches(finding, project, params):
     """Keep the engine a helper builds when a module that calls it (another module) writes a batch
     of at least _LARGE_BATCH; the message names it."""
-    for other, _, called, uncalled in _callers(project.program, finding.path, params["function"]):
-        summary = project.scripts.get(other)
-        batch = summary.extra.get("largest_batch") if summary is not None and (called or uncalled) else None
-        if isinstance(batch, int) and batch >= _LARGE_BATCH:
-            where = file_label(project.program.display.get(other, other), 24)
-            return replace(finding, message=f"kernel injection without max_out_tokens: at batch {batch} ({where}) "
-                           "DeepSpeed's workspace takes nearly all GPU memory; pass max_out_tokens=<prompt + new tokens>",
-                           needs=None)
-    return None
-
-
-def _largest_batch_size(facts: ScriptFacts, model: SemanticModel) -> Optional[int]:
-    """The largest batch the script writes: a `batch_size=` argument, a `--batch_size` default,
-    `[prompt] * n` (report 2's shape), each through bindings."""
-    sizes = [constant(model, site.keyword("batch_size")) for site in facts.calls]
-    sizes += [constant(model, default) for dest, default in argparse_defaults(model).items() if "batch" in dest]
-    for node, _ in facts.of_type(ast.BinOp):
-        if isinstance(node.op, ast.Mult) and (isinstance(node.left, ast.List) or isinstance(node.right, ast.List)):
-            sizes.append(constant(model, node.right if isinstance(node.left, ast.List) else node.left))
-    return max((s for s in sizes if isinstance(s, int) and not isinstance(s, bool)), default=None)
+    found = callers_largest_batch(project, finding.path, params["function"], _LARGE_BATCH)
+    if found is None:
+        return None
+    return replace(finding, message=f"kernel injection without max_out_tokens: at batch {found[0]} "
+                   f"({file_label(found[1], 24)}) DeepSpeed's workspace takes nearly all GPU memory; pass "
+                   "max_out_tokens=<prompt + new tokens>")
 
 
 def _inference_settings(model: SemanticModel, site: CallSite) -> Optional[dict[str, ast.expr]]:

@@ -1237,7 +1237,7 @@ def fork_after_cuda(ctx: PythonContext) -> Iterator[Report]:
                 if why:
                     earlier = (other.node, why)
                     break
-                if _project_call(facts, other):
+                if other.calls_project_name(facts.imports):
                     helpers.append(other)
         if earlier is None and site.ctx.function is not None:
             touches = _import_time_touches(facts, cuda_init_before_fork)
@@ -1254,14 +1254,6 @@ def fork_after_cuda(ctx: PythonContext) -> Iterator[Report]:
         yield Report(site.node, f"{short(what, 36)} forks after {short(earlier[1], 20)} (line {earlier[0].lineno}) "
                      "started CUDA, so the children cannot use CUDA; keep the parent CUDA-free or use spawn",
                      related=[])
-
-
-def _project_call(facts: ScriptFacts, site: CallSite) -> bool:
-    """A call of a name this module imports from the project (`fit_micro_batch(...)`, `utils.probe()`)."""
-    head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
-    qualname = facts.imports.names.get(head)
-    return (head in facts.imports.relative or qualname is not None and not is_library(qualname)) and (
-        site.receiver is not None or isinstance(site.node.func, ast.Name))
 
 
 def _local_helper_inits_cuda(facts: ScriptFacts, site: CallSite) -> Optional[str]:

@@ -71,6 +71,15 @@ class ImportTable:
         self.modules: set[str] = set()  # every module imported, for "does this use X"
         self.relative: set[str] = set()  # local names bound by relative imports (`from .utils import f`)
         self.star = False  # the module has a `from X import *`
+        self._project: frozenset | None = None
+
+    def project_names(self) -> frozenset:
+        """The local names bound by imports of project modules (relative ones, and absolute ones of no
+        library), memoised: asked for every call site."""
+        if self._project is None:
+            self._project = frozenset(self.relative | {local for local, qualname in self.names.items()
+                                                       if not is_library(qualname)})
+        return self._project
 
     def add(self, node: ast.AST) -> None:
         if isinstance(node, ast.Import):

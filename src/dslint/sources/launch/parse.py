@@ -298,8 +298,10 @@ def _walk_nodes(state: _State, nodes: list) -> None:
                 # rest of the block runs once per branch (its launches are one candidate launch each).
                 state.forks_left -= len(outcomes) - 1
                 ends = []
+                walked = state.walked_functions  # (what any branch walked stays walked)
                 for outcome in outcomes:
                     _restore(state, outcome)
+                    state.walked_functions |= walked
                     _walk_nodes(state, nodes[index + 1:])
                     ends.append(_snapshot(state))
                 _merge(state, ends)
@@ -627,8 +629,7 @@ def _branch_outcomes(state: _State, node: Branches) -> list[tuple]:
         if not _exits(branch):
             outcomes.append(_snapshot(state))
     state.walked_functions = walked
-    outcomes = [(*o[:3], walked, *o[4:]) for o in outcomes] or [before]
-    return outcomes
+    return outcomes or [before]
 
 
 def _exits(branch: list) -> bool:
