@@ -163,6 +163,12 @@ def test_unsafe_fixes_without_fix_shows_them_as_available_and_writes_nothing(sam
     assert (sampler_example / "train.py").read_text() == before
 
 
+
+def test_unsafe_fixes_flag_names_plain_fix_when_every_available_fix_is_safe(loads):
+    proc = run(loads, "check", "--no-cache", "-o", "concise", "--unsafe-fixes")
+    assert proc.returncode == 1
+    assert "[*] 2 fixable with `dslint fix`." in proc.stderr and "--unsafe-fixes`" not in proc.stderr
+
 # -- statistics, show-fixes, output file --------------------------------------------------------
 
 def test_statistics_counts_per_rule_most_first(loads):

@@ -24,7 +24,8 @@ def summary_lines(findings: list[Finding], files: int, unsafe_fixes: bool) -> li
     lines = [f"Found {_plural(len(findings), 'problem')} in {files} checked file{'s' if files != 1 else ''}."]
     available = sum(1 for f in findings if fixable(f, unsafe_fixes))
     hidden = 0 if unsafe_fixes else sum(1 for f in findings if f.fix is not None and not fixable(f, False))
-    command = "`dslint fix --unsafe-fixes`" if unsafe_fixes else "`dslint fix`"
+    needs_unsafe = unsafe_fixes and any(fixable(f, True) and not fixable(f, False) for f in findings)
+    command = "`dslint fix --unsafe-fixes`" if needs_unsafe else "`dslint fix`"
     hint = f"{_plural(hidden, 'hidden fix', 'es')} can be enabled with the `--unsafe-fixes` option" if hidden else ""
     if available:
         lines.append(f"[*] {available} fixable with {command}" + (f" ({hint})." if hint else "."))
