@@ -351,6 +351,18 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, fmt)
         assert "train_\ufffd.py" in proc.stdout
 
 
+
+def test_a_file_name_that_is_not_utf8_is_checked_with_the_cache_on_twice(tmp_path):
+    if sys.platform != "linux":
+        pytest.skip("needs a file system that takes any bytes in names")
+    (tmp_path / os.fsdecode(b"train_\xff.py")).write_text(LOADS)
+    (tmp_path / "other.py").write_text(LOADS)
+    for _ in range(2):  # the first run writes the cache, the second reads it
+        proc = run(tmp_path, "check", "-o", "concise", env={"PYTHONIOENCODING": "utf-8"})
+        assert proc.returncode == 1, proc.stderr
+        assert "internal error" not in proc.stderr
+        assert "train_\ufffd.py" in proc.stdout and "other.py" in proc.stdout
+
 def test_fix_summary_says_what_fix_could_still_do(sampler_example):
     proc = run(sampler_example, "fix", "-o", "concise")
     assert proc.returncode == 1

@@ -85,7 +85,10 @@ class ResultCache:
         except OSError:
             return None, None
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        return f"{source.abspath}\0{source.path}\0{digest}\0{self._fingerprint}", data
+        key = f"{source.abspath}\0{source.path}\0{digest}\0{self._fingerprint}"
+        if not key.isascii() and not _storable(key):
+            return None, data  # a name that is not valid UTF-8: sqlite cannot hold it, so it is not cached
+        return key, data
 
     def get(self, key):
         if not key:
@@ -236,11 +239,19 @@ def valid_small(value) -> bool:
             and (value[4] is None or isinstance(value[4], str)))
 
 
+def _storable(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def setup_key(root: Path, keys: list) -> str:
     """The setup row's key: the root and every result's key, in order (None: a file not cached)."""
-    digest = hashlib.blake2b(str(root).encode(), digest_size=16)
+    digest = hashlib.blake2b(os.fsencode(str(root)), digest_size=16)
     for key in keys:
-        digest.update((key or f"uncached:{os.urandom(8).hex()}").encode())  # (never the same row twice)
+        digest.update((key or f"uncached:{os.urandom(8).hex()}").encode("utf-8", "surrogateescape"))  # (never the same row twice)
     return f"{SETUP_PREFIX}{digest.hexdigest()}"
 
 
@@ -352,5 +363,5 @@ def _code_fingerprint() -> str:
     digest = hashlib.blake2b(digest_size=6)
     for path in sorted(package.rglob("*.py")):
         stat = path.stat()
-        digest.update(f"{path.name}:{stat.st_mtime_ns}:{stat.st_size};".encode())
+        digest.update(f"{path.name}:{stat.st_mtime_ns}:{stat.st_size};".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
