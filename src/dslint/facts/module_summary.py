@@ -110,6 +110,7 @@ class FunctionSummary:
     defaults: dict = field(default_factory=dict)  # param -> literal default, NO_VALUE when not a literal
     selects_device: bool = False
     inits_cuda: Optional[tuple] = None  # (what, row) of the first call in its own body that initialises CUDA
+    pins_visible_devices: bool = False  # writes CUDA_VISIBLE_DEVICES from a value chosen per call (a parameter)
     # What the program asks of a helper (program_effects.py; through this module's own calls too):
     # (what, Span) of evidence that it runs in several processes; the row of a set_device(<not a
     # literal>) it reaches (0: none); whether it calls torch.set_num_threads.
@@ -634,6 +635,23 @@ def _freezes_models(facts: ScriptFacts) -> bool:
     return any(a.name.endswith(".requires_grad") and literal(a.value) is False for a in facts.assignments)
 
 
+def _pinning_functions(facts: ScriptFacts, model) -> set:
+    """Names of module-level functions whose own body writes CUDA_VISIBLE_DEVICES from a value that is
+    not a constant (`os.environ["CUDA_VISIBLE_DEVICES"] = gpus[index]`): a caller's process then sees
+    only the GPU it was given."""
+    from .values import env_writes
+
+    found = set()
+    for access in env_writes(model, "CUDA_VISIBLE_DEVICES"):
+        where = facts.context_of(access.node)
+        value = access.value if access.kind == "write" else access.default
+        function = where.function if where is not None else None
+        if function is not None and value is not None and not isinstance(value, ast.Constant) \
+                and facts.functions.get(function.name) is function:
+            found.add(function.name)
+    return found
+
+
 def _pins_visible_devices(facts: ScriptFacts, model) -> bool:
     """A write of CUDA_VISIBLE_DEVICES at import time (outside every function, not under the `__main__` guard)
     whose value is not a constant: the rank's own GPU, chosen per process."""
@@ -998,6 +1016,9 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.value_constants = value_constants(facts, summariser.model)
     exports.keyword_dicts = keyword_dicts(facts, summariser.model)
     exports.pins_visible_devices = "CUDA_VISIBLE_DEVICES" in facts.text and _pins_visible_devices(facts, summariser.model)
+    for name in _pinning_functions(facts, summariser.model) if "CUDA_VISIBLE_DEVICES" in facts.text else ():
+        if name in exports.functions:
+            exports.functions[name].pins_visible_devices = True
     exports.freezes_models = "requires_grad" in facts.text and _freezes_models(facts)
     evidence = distributed_facts(facts).multiprocess_evidence
     if evidence:
@@ -1219,7 +1240,7 @@ def _holds_with_a_gpu(test: ast.AST, branch: bool) -> bool:
 
 
 def _says_something(function: FunctionSummary) -> bool:
-    return bool(function.selects_device or function.inits_cuda or function.loader_sampler or function.returned_loaders
+    return bool(function.selects_device or function.inits_cuda or function.pins_visible_devices or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
                 or function.collective or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess

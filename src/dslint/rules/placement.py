@@ -78,20 +78,32 @@ def _conditional(ctx: PythonContext, node: ast.AST) -> bool:
 def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
     """A fixed GPU index in a script whose processes each need their own GPU (unless it sits in a class
     the program runs as a one-GPU Ray actor: `ray.remote(num_gpus=1)(Cls)`, decided by the program)."""
-    imports_project = any(not is_library(q) for q in ctx.facts.imports.names.values()) or bool(ctx.facts.imports.relative)
+    facts = ctx.facts
+    imports_project = any(not is_library(q) for q in facts.imports.names.values()) or bool(facts.imports.relative)
+    helpers = None
     for report in _hard_coded_devices(ctx):
-        needs = actor_needs(ctx.facts, report.target, report.needs, gpus=True)
-        yield replace(report, needs=("no-imported-device-pin", (("then", needs),)) if imports_project else needs)
+        needs = actor_needs(facts, report.target, report.needs, gpus=True)
+        if imports_project and helpers is None:
+            # (a helper of another module that pins CUDA_VISIBLE_DEVICES per call: decided once linked)
+            helpers = tuple(dict.fromkeys(dotted(site.node.func) for site in facts.calls
+                                          if site.calls_project_name(facts.imports) and dotted(site.node.func)))
+        yield replace(report, needs=("no-imported-device-pin", (("then", needs), ("helpers", helpers)))) \
+            if imports_project else needs
 
 
 @decider("no-imported-device-pin")
 def _decide_imported_device_pin(finding, project, params):
     """Drop a fixed device of a script whose program imports a module that sets CUDA_VISIBLE_DEVICES per
-    process at import time (`gpu_pin.py`: `os.environ["CUDA_VISIBLE_DEVICES"] = gpus[LOCAL_RANK]`): each
-    process then sees its own GPU as cuda:0. Else the decision the finding needed besides."""
+    process at import time (`gpu_pin.py`: `os.environ["CUDA_VISIBLE_DEVICES"] = gpus[LOCAL_RANK]`), or that
+    calls a project helper setting it from its arguments: each process then sees its own GPU as cuda:0.
+    Else the decision the finding needed besides."""
     program = project.program
     if any(getattr(program.modules.get(m), "pins_visible_devices", False) for m in program.closure(finding.path)):
         return None
+    for callee in params.get("helpers") or ():
+        symbol = program.symbol(finding.path, callee)
+        if symbol is not None and symbol.function is not None and symbol.function.pins_visible_devices:
+            return None  # `pin_visible_gpu(index, gpus)`: each process sees only its own GPU
     return decide_then(finding, project, params["then"])
 
 
