@@ -389,6 +389,10 @@ def dataset_makers(facts: ScriptFacts, expr: ast.AST, depth: int = 0) -> Optiona
                 return None  # a parameter, a loop variable, a name bound nowhere it can be told
             work.extend((v, methods) for v in values)
             continue
+        table = _registry_lookup(model, current.func) if isinstance(current, ast.Call) else None
+        if table is not None:
+            out.add(("registry", table, methods))  # `DATASETS[name](...)`: any class registered in that table
+            continue
         if isinstance(current, ast.Call) and isinstance(current.func, ast.Call):
             found = _getattr_of_module(model, current.func)  # `getattr(streams, fmt)(path)`
             if found is None:
@@ -463,6 +467,29 @@ def _bound_classes(facts: ScriptFacts, model, func: ast.Name, depth: int) -> Opt
     return tuple(sorted(out)) if out else None
 
 
+def _registry_lookup(model, func: ast.AST) -> Optional[str]:
+    """The table (as written) of a call of an entry looked up in it: `DATASETS[name](...)`,
+    `DATASETS.get(name)(...)`, the table a name of this module or imported from the project (the project
+    phase checks it is a registry: registered_classes); None otherwise."""
+    if isinstance(func, ast.Subscript):
+        table = func.value
+    elif isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) and func.func.attr == "get" \
+            and func.args and not func.keywords:
+        table = func.func.value
+    else:
+        return None
+    if not isinstance(table, (ast.Name, ast.Attribute)):
+        return None
+    qualname = model.resolve(table)
+    if qualname is not None and is_library(qualname):
+        return None
+    root = root_name(table)
+    binding = model.binding_of(root) if root is not None else None
+    if binding is None or binding.kind not in ("assignment", "from-import", "import"):
+        return None
+    return dotted(table)
+
+
 def _getattr_of_module(model, call: ast.Call) -> Optional[tuple]:
     """`getattr(streams, fmt)` (the builtin, two arguments) of a name imported from the project: the maker
     ("module", "streams", ()) (any class the module defines: made_iterable asks the module), or for a
@@ -528,6 +555,80 @@ def dataset_factories(facts: ScriptFacts) -> dict:
         found = _returned_makers(facts, own, 1)
         if found is not None:
             out[node.name] = found
+    return out
+
+
+def _registries(facts: ScriptFacts) -> tuple[dict, dict]:
+    """({table: classes it names as literal values}, {decorator function: table}) of the registries of a
+    module: module-level dicts (`DATASETS = {}`) that a module-level function fills with what it is given
+    (`def register(name): def deco(cls): DATASETS[name] = cls; return cls; return deco`)."""
+    def compute(facts: ScriptFacts) -> tuple[dict, dict]:
+        tables: dict = {}
+        for node in facts.tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                value = node.value
+                if isinstance(value, ast.Dict) or isinstance(value, ast.Call) and dotted(value.func) == "dict" \
+                        and not value.args and not value.keywords:
+                    names = tuple(v.id for v in value.values if isinstance(v, ast.Name)) \
+                        if isinstance(value, ast.Dict) else ()
+                    tables.update((t.id, names) for t in targets if isinstance(t, ast.Name))
+        decorators: dict = {}
+        for node in facts.tree.body if tables else ():
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Assign) and isinstance(inner.value, ast.Name) and any(
+                        isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id in tables
+                        for t in inner.targets):
+                    decorators[node.name] = next(t.value.id for t in inner.targets if isinstance(t, ast.Subscript))
+                    break
+        return ({t: names for t, names in tables.items() if names or t in decorators.values()}, decorators)
+
+    return facts.derived("registries", compute)
+
+
+@summary_extractor("registry_tables")
+def registry_tables(facts: ScriptFacts) -> dict:
+    """table -> the classes it names as literal values, for each registry of the module (_registries)."""
+    return _registries(facts)[0] if "[" in facts.text else {}
+
+
+@summary_extractor("registry_decorators")
+def registry_decorators(facts: ScriptFacts) -> dict:
+    """decorator function -> the registry table it fills (_registries)."""
+    return _registries(facts)[1] if "[" in facts.text else {}
+
+
+@summary_extractor("registered_classes")
+def registered_classes(facts: ScriptFacts) -> tuple:
+    """(class, decorator as written) for each top-level class of the module decorated by a project name
+    (`@register("c4")`): a registry decorator of some module may have put it in its table."""
+    out = []
+    for node in facts.tree.body:
+        if isinstance(node, ast.ClassDef):
+            for decorator in node.decorator_list:
+                written = dotted(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                qualname = facts.resolve(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                if written and not (qualname is not None and is_library(qualname)):
+                    out.append((node.name, written))
+    return tuple(out)
+
+
+def _registered(project: "Project", path: str, written: str) -> Optional[list]:
+    """(module, class) of every class in the registry table `written` of `path` refers to: its literal
+    entries and the project classes decorated by a function that fills it; None when it is no registry."""
+    found = _class_ref(project, path, written, 0, "registry_tables")
+    if found is None:
+        return None
+    module, table = found
+    out = [(module, klass) for klass in (_extra(project, module, "registry_tables") or {}).get(table, ())]
+    filling = {f for f, t in (_extra(project, module, "registry_decorators") or {}).items() if t == table}
+    for other in project.program.modules if filling else ():
+        for klass, decorator in _extra(project, other, "registered_classes") or ():
+            ref = _class_ref(project, other, decorator, 0, "registry_decorators")
+            if ref is not None and ref[0] == module and ref[1] in filling:
+                out.append((other, klass))
     return out
 
 
@@ -648,6 +749,12 @@ def made_iterable(project: "Project", path: str, makers: tuple, depth: int = 0) 
             entry = _extra(project, module, "module_classes") if module is not None else None
             if not entry or entry[1] or depth >= 4 or not all(
                     made_iterable(project, module, (("project", klass, methods),), depth + 1) for klass in entry[0]):
+                return False
+            continue
+        if kind == "registry":  # `DATASETS[name](...)`: every class registered there, each an iterable dataset
+            classes = _registered(project, path, name)
+            if not classes or depth >= 4 or not all(
+                    made_iterable(project, module, (("project", klass, methods),), depth + 1) for module, klass in classes):
                 return False
             continue
         found = _class_ref(project, path, name, 0)
