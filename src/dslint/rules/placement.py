@@ -87,8 +87,8 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
             # (a helper of another module that pins CUDA_VISIBLE_DEVICES per call: decided once linked)
             helpers = tuple(dict.fromkeys(dotted(site.node.func) for site in facts.calls
                                           if site.calls_project_name(facts.imports) and dotted(site.node.func)))
-        yield replace(report, needs=("no-imported-device-pin", (("then", needs), ("helpers", helpers)))) \
-            if imports_project else needs
+        yield replace(report, needs=("no-imported-device-pin", (("then", needs), ("helpers", helpers)))
+                      if imports_project else needs)
 
 
 @decider("no-imported-device-pin")
