@@ -17,6 +17,7 @@ from .script import ScriptFacts
 from .summary import summary_extractor
 
 ANY_FIELD = "*"  # the caller may have set any field (`**overrides`, `setattr`, `vars(cfg).update`)
+FACTORY_PREFIX = "@"  # "@from_args": built by that classmethod (ClassSummary.factory_fields says which fields it sets)
 
 
 @summary_extractor("instance_arguments")
@@ -44,20 +45,26 @@ def instance_arguments(facts: ScriptFacts) -> dict:
 
 def _instance(model, facts: ScriptFacts, slot, arg: ast.AST) -> Optional[tuple]:
     built = model.value_of(arg) if isinstance(arg, ast.Name) else arg
-    if not isinstance(built, ast.Call) or built.args or not dotted(built.func):
+    if not isinstance(built, ast.Call) or not dotted(built.func):
         return None
-    root = root_name(built.func)
+    func, fields = built.func, {k.arg or ANY_FIELD for k in built.keywords}
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr[:1].islower():
+        # `FSDPConfig.from_args(args)`: a classmethod of the class (the linker checks it is one and reads
+        # which fields it sets); `configs.DataConfig()` is a class of a module
+        func, fields = func.value, {FACTORY_PREFIX + func.attr}
+    elif built.args:
+        return None
+    root = root_name(func)
     binding = model.binding_of(root) if root is not None else None
-    if binding is None or not (binding.kind == "class" and isinstance(built.func, ast.Name)
+    if binding is None or not (binding.kind == "class" and isinstance(func, ast.Name)
                                or binding.kind in ("import", "from-import") and root.id in facts.imports.project_names()):
         return None
-    fields = {k.arg or ANY_FIELD for k in built.keywords}
     if isinstance(arg, ast.Name):
         changed = _changed_fields(model, facts, arg)
         if changed is None:
             return None
         fields |= changed
-    return slot, dotted(built.func), tuple(sorted(fields))
+    return slot, dotted(func), tuple(sorted(fields))
 
 
 def _changed_fields(model, facts: ScriptFacts, name: ast.Name) -> Optional[set]:

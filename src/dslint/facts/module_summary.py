@@ -212,6 +212,9 @@ class ClassSummary:
     dropped_methods: tuple = ()
     derived: bool = False  # a base may be the project's: kept, so that a method is found up the chain
     keeps_rank_share: bool = False  # its __init__ keeps the rank's share of the data (dataset_shards)
+    # classmethod -> the fields it passes to `cls(...)` ("*": any) when its every return is such a call
+    # (`def from_args(cls, args): return cls(sharding=args.sharding)`): the others keep their defaults
+    factory_fields: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -517,6 +520,9 @@ class _Summariser:
                 summary.field_defaults[stmt.targets[0].id] = _literal_or_marker(stmt.value)
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 summary.methods[stmt.name] = self.function(stmt)
+                fields = _factory_fields(stmt) if summary.is_dataclass else None
+                if fields is not None:
+                    summary.factory_fields[stmt.name] = fields
                 if stmt.name == "__init__":
                     summary.init_stores = init_stores(stmt, self.inside(stmt)[3])
         if summary.init_stores:
@@ -633,6 +639,24 @@ def _freezes_models(facts: ScriptFacts) -> bool:
            for site in facts.method_calls("requires_grad_")):
         return True
     return any(a.name.endswith(".requires_grad") and literal(a.value) is False for a in facts.assignments)
+
+
+def _factory_fields(method: ast.AST) -> Optional[tuple]:
+    """ClassSummary.factory_fields of one method: the keywords of the `cls(...)` each return builds ("*"
+    for positional arguments or `**`), for a classmethod whose every return is one; None otherwise."""
+    if not any(dotted(d) == "classmethod" for d in method.decorator_list) or not method.args.args:
+        return None
+    cls = method.args.args[0].arg
+    fields: set = set()
+    returns = [n for n in ast.walk(method) if isinstance(n, ast.Return)]
+    for ret in returns:
+        value = ret.value
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == cls):
+            return None
+        fields.update(k.arg or "*" for k in value.keywords)
+        if value.args:
+            fields.add("*")
+    return tuple(sorted(fields)) if returns else None
 
 
 def _pinning_functions(facts: ScriptFacts, model) -> set:

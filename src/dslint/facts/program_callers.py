@@ -115,7 +115,7 @@ def instance_field_default(project, path: str, name: str, position: int, paramet
     (`build_loader(DataConfig())`) that leaves `field` alone (instance_arguments): the class's literal
     default, or MACHINE_DEFAULT for `field(default_factory=os.cpu_count)`; None when a call passes
     something else, the classes differ, or a module imports the function without calling it."""
-    from .instance_arguments import ANY_FIELD
+    from .instance_arguments import ANY_FIELD, FACTORY_PREFIX
 
     program = project.program
     answers = set()
@@ -130,10 +130,19 @@ def instance_field_default(project, path: str, name: str, position: int, paramet
                 return None  # (a call that passes no project instance at all)
             for arguments in calls:
                 found = [(klass, fields) for slot, klass, fields in arguments if slot in (position, parameter)]
-                if len(found) != 1 or field in found[0][1] or ANY_FIELD in found[0][1]:
+                if len(found) != 1:
                     return None
                 symbol = program.symbol(other, found[0][0])
                 if symbol is None or symbol.klass is None:
+                    return None
+                fields = set(found[0][1])
+                for made_by in [f for f in fields if f.startswith(FACTORY_PREFIX)]:
+                    # (`Cfg.from_args(args)`: the fields that classmethod passes to `cls(...)`)
+                    set_there = symbol.klass.factory_fields.get(made_by[len(FACTORY_PREFIX):])
+                    if set_there is None:
+                        return None
+                    fields |= set(set_there)
+                if field in fields or ANY_FIELD in fields:
                     return None
                 if field in symbol.klass.machine_fields:
                     answers.add(MACHINE_DEFAULT)

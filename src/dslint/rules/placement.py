@@ -28,6 +28,7 @@ from ..facts.spawn_targets import outside_spawned_code, spawn_starts_ranks
 from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
 from ..facts.option_defaults import launches_pass_itself
+from ..facts.program_callers import MACHINE_DEFAULT, instance_field_default
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
                             env_writes, instance_field, imported_name, is_rank_expression, picked_by_rank,
                             traced_constant)
@@ -139,7 +140,7 @@ def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
         candidate the project phase decides (`_decide_imported_device`)."""
         found = imported_name(model, arg) if arg is not None else None
         if found is None and not _conditional(ctx, site.node):
-            return config_read(arg, integers, anchor, what)
+            return config_read(arg, integers, anchor, what) or passed_config(arg, integers, anchor, what)
         if found is None or _conditional(ctx, site.node):
             return None
         binding, trail = found
@@ -168,6 +169,17 @@ def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
                       needs=("config-fixed-device", (("how", read.how), ("path", read.path), ("name", read.name),
                                                      ("keys", read.keys), ("options", read.options),
                                                      ("integers", integers), ("what", what))))
+
+    def passed_config(arg, integers: bool, anchor, what: str):
+        """`device_id=cfg.device_id` in a module-level function of this module that only other modules
+        call, `cfg` its parameter: the field's default when every caller passes a fresh instance of a
+        project config class that leaves the field alone (`_decide_passed_config_device`)."""
+        found = _config_parameter_field(model, facts, arg)
+        if found is None or ("param", found) in origins:
+            return None
+        origins.add(("param", found))
+        return Report(anchor, f"{short(dotted(arg), 30)} may be the same GPU on every rank",
+                      needs=("passed-config-fixed-device", (("field", found), ("integers", integers), ("what", what))))
 
     for site in facts.calls_to("torch.cuda.set_device"):
         found = fixed(site, site.argument(0, "device"), True)
@@ -409,6 +421,47 @@ def _decide_imported_device(finding, project, params):
     if device is None:
         return None
     origin = f"{short(name, 30)} of {file_label(project.program.display.get(target, target))}"
+    return replace(finding, message=_fixed_device_message(device, origin, params))
+
+
+def _config_parameter_field(model, facts: ScriptFacts, expr) -> Optional[tuple]:
+    """(function, position, parameter, field) for `cfg.field` where `cfg` is a positional parameter of a
+    module-level function that this module never calls and never stores into or passes on (its fields are
+    what the callers' instance holds); None otherwise."""
+    if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
+        return None
+    binding = model.binding_of(expr.value)
+    if binding is None or binding.kind != "parameter" or binding.position is None:
+        return None
+    function = binding.scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in facts.tree.body:
+        return None
+    defined = model.own_scope(facts.tree).bindings.get(function.name, [])
+    if len(defined) != 1 or model.uses_of(defined[0]):
+        return None  # (called here too: those calls are not read)
+    for use in model.uses_of(binding):
+        parent = model.parent_of(use)
+        if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
+            return None
+    return function.name, binding.position, binding.name, expr.attr
+
+
+@decider("passed-config-fixed-device")
+def _decide_passed_config_device(finding, project, params):
+    """Keep the finding when every caller in other modules passes a fresh config instance whose class
+    defaults the field to one fixed GPU and leaves it so, and a launch of its program starts several
+    processes."""
+    if single_process_launches(project, finding.path) or own_gpu_per_process(project, finding.path):
+        return None
+    function, position, parameter, field = params["field"]
+    value = instance_field_default(project, norm_path(finding.path), function, position, parameter, field)
+    device = _fixed_gpu(value, params) if value != MACHINE_DEFAULT else None
+    if device is None:
+        return None
+    origin = f"the default of {short(field, 24)} in the config its callers pass"
+    if params.get("what") == "device":
+        return replace(finding, message=f"{short(parameter + '.' + field, 30)} ({origin}) is GPU "
+                                        f"{short(device.split(':')[1], 12)} on every rank; use the local rank")
     return replace(finding, message=_fixed_device_message(device, origin, params))
 
 

@@ -1,0 +1,71 @@
+"""DSL101 through a config instance handed to a helper of another module: `FSDP(..., device_id=cfg.device_id)`
+where every caller passes `FSDPConfig.from_args(args)` (a classmethod building `cls(...)`) or `FSDPConfig()`
+and the dataclass defaults the field to GPU 0."""
+from __future__ import annotations
+
+CONFIG = '''from dataclasses import dataclass
+
+
+@dataclass
+class FSDPConfig:
+    sharding: str = "full"
+    device_id: int = 0
+
+    @classmethod
+    def from_args(cls, args):
+        return cls(KEYWORDS)
+'''
+WRAP = '''from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+
+def shard_model(model, cfg):
+    return FSDP(model, sharding_strategy=cfg.strategy(), device_id=cfg.device_id)
+'''
+TRAIN = '''import argparse
+import os
+
+import torch
+import torch.distributed as dist
+
+from configs import FSDPConfig
+from wrapping import shard_model
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sharding", default="full")
+    args = parser.parse_args()
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    dist.init_process_group("nccl")
+    model = shard_model(torch.nn.Linear(2, 2), BUILT)
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def rows(project, built="FSDPConfig.from_args(args)", keywords="sharding=args.sharding", launch=8):
+    project.write({"configs.py": CONFIG.replace("KEYWORDS", keywords), "wrapping.py": WRAP,
+                   "train.py": TRAIN.replace("BUILT", built),
+                   "run.sh": f"torchrun --nproc_per_node {launch} train.py\n"})
+    return [(f.path, f.span.start.row) for f in project.check(select=["DSL101"]).findings]
+
+
+def test_a_classmethod_built_config_keeping_the_gpu_0_default_is_reported_at_the_helper(project):
+    assert rows(project) == [("wrapping.py", 5)]
+
+
+def test_a_fresh_instance_keeping_the_default_is_reported(project):
+    assert rows(project, built="FSDPConfig()") == [("wrapping.py", 5)]
+
+
+def test_a_factory_or_caller_that_sets_the_field_is_silent(make_project):
+    assert rows(make_project("factory"), keywords="sharding=args.sharding, device_id=int(os.environ['LOCAL_RANK'])") == []
+    assert rows(make_project("caller"), built="FSDPConfig(device_id=local_rank)") == []
+    assert rows(make_project("any"), keywords="**vars(args)") == []
+
+
+def test_one_process_is_silent(project):
+    assert rows(project, launch=1) == []
