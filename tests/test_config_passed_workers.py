@@ -71,3 +71,10 @@ def test_a_config_class_of_the_script_itself_defaulting_to_the_cpu_count(project
              "loader = DataLoader(ds, sampler=DistributedSampler(ds), num_workers=cfg.workers)\n")
     project.write({"train.py": train, "run.sh": "torchrun --nproc_per_node 8 train.py\n"})
     assert [(f.path, f.span.start.row) for f in project.check(select=["DSL204"]).findings] == [("train.py", 18)]
+
+
+def test_a_local_helper_that_only_reads_fields_does_not_make_the_config_unknown(project):
+    reader = "def lr_of(epoch, c):\n    return c.batch_size * epoch\nlr_of(0, cfg)"
+    assert [f[:2] for f in findings(project, after=reader)] == [("data/factory.py", 5)]
+    writer = "def shrink(c):\n    c.workers = 1\nshrink(cfg)"
+    assert findings(project, after=writer) == []

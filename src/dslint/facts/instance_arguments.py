@@ -90,6 +90,32 @@ def _changed_fields(model, facts: ScriptFacts, name: ast.Name) -> Optional[set]:
         if callee in ("setattr", "vars"):
             changed.add(ANY_FIELD)
             continue
+        if callee in facts.functions and _only_reads_fields(model, facts.functions[callee], call, use):
+            continue  # `cosine_lr(epoch, cfg)` of this module, reading `cfg.lr`
         if callee.split(".", 1)[0] not in facts.imports.project_names():
             return None
     return changed
+
+
+def _only_reads_fields(model, function: ast.AST, call: ast.Call, use: ast.AST) -> bool:
+    """Does the function of this module only read attributes of the parameter `use` is passed as?"""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = [a.arg for a in function.args.posonlyargs + function.args.args]
+    if use in call.args:
+        index = call.args.index(use)
+        if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]) or index >= len(params):
+            return False
+        name = params[index]
+    else:
+        name = next((k.arg for k in call.keywords if k.value is use), None)
+    binding = next((b for b in model.own_scope(function).bindings.get(name, ()) if b.kind == "parameter"), None) \
+        if name else None
+    if binding is None:
+        return False
+    for inner in model.uses_of(binding):
+        parent = model.parent_of(inner)
+        if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)) or (
+                isinstance(model.parent_of(parent), ast.Call) and model.parent_of(parent).func is parent):
+            return False
+    return True
