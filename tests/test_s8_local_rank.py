@@ -84,3 +84,20 @@ def test_accepts_agrees_with_argparse(options, kw):
                 real = False
         assert found.accepts(f"{word}=0") is real, (options, kw, word)
     assert isinstance(namespace["parser"], argparse.ArgumentParser)
+
+
+HELPER = ("import argparse\n\n\ndef get_args(argv=None):\n    parser = argparse.ArgumentParser()\n"
+          "    group = parser.add_argument_group('run')\n    group.add_argument('--lr', type=float, default=1e-4)\n"
+          "OPTIONS    return parser.parse_args(argv)\n")
+CALLER = "import torch\n\nfrom configs.arguments import get_args\n\nargs = get_args()\nOWN"
+
+
+def test_a_parser_built_and_parsed_in_a_helper_of_another_module(make_project):
+    helper = {"configs/__init__.py": "", "configs/arguments.py": HELPER.replace("OPTIONS", "")}
+    found = codes(make_project("missing"), "deepspeed --num_gpus 8 train.py", CALLER.replace("OWN", ""), helper)
+    assert found == [("DSL705", 8)]  # (the return of get_args, in configs/arguments.py)
+    taken = {**helper, "configs/arguments.py": HELPER.replace("OPTIONS", "    parser.add_argument('--local_rank', type=int)\n")}
+    assert codes(make_project("taken"), "deepspeed --num_gpus 8 train.py", CALLER.replace("OWN", ""), taken) == []
+    # (the script parses a command line of its own too: what it accepts is not in sight)
+    own = CALLER.replace("OWN", "import argparse\nextra, _ = argparse.ArgumentParser().parse_known_args()\n")
+    assert codes(make_project("own"), "deepspeed --num_gpus 8 train.py", own, helper) == []

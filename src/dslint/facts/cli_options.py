@@ -49,9 +49,11 @@ def parsed_options(facts: ScriptFacts) -> Optional[ParsedOptions]:
             facts.method_calls("parse_known_intermixed_args"):
         return None
     sites = facts.method_calls("parse_args")
-    if len(sites) != 1 or not isinstance(sites[0].node.func, ast.Attribute) or not _own_argv(sites[0].node):
+    if len(sites) != 1 or not isinstance(sites[0].node.func, ast.Attribute):
         return None
     model = semantic_model(facts)
+    if not _own_argv(model, sites[0].node):
+        return None
     parser = _parser_of(model, sites[0].node.func.value)
     if parser is None:
         return None
@@ -134,10 +136,35 @@ def _use(model, use: ast.Name) -> Optional[list]:
     return None  # (stored, returned, bound again: its options are out of sight)
 
 
-def _own_argv(call: ast.Call) -> bool:
-    """parse_args() or parse_args(sys.argv[1:]): the process's own command line."""
+def _own_argv(model, call: ast.Call) -> bool:
+    """parse_args(), parse_args(sys.argv[1:]), or parse_args(argv) of a parameter `argv=None` (what
+    `get_args()` is called with): the process's own command line."""
     if call.keywords or len(call.args) > 1:
         return False
     if not call.args:
         return True
-    return ast.unparse(call.args[0]) == "sys.argv[1:]"
+    arg = call.args[0]
+    if isinstance(arg, ast.Name):
+        binding = model.binding_of(arg)
+        function = binding.scope.node if binding is not None and binding.kind == "parameter" else None
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = function.args
+            defaults = dict(zip([a.arg for a in args.posonlyargs + args.args][::-1], args.defaults[::-1]))
+            defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+            default = defaults.get(arg.id)
+            return isinstance(default, ast.Constant) and default.value is None
+        return False
+    return ast.unparse(arg) == "sys.argv[1:]"
+
+
+def parser_function(facts: ScriptFacts) -> Optional[tuple]:
+    """(the module-level function holding it, ParsedOptions) of a module whose one parser is parsed in
+    one of its functions (`def get_args(): ...; return parser.parse_args()`), for another module that
+    calls it (DSL705); None otherwise."""
+    found = parsed_options(facts) if facts.method_calls("parse_args") else None
+    if found is None:
+        return None
+    function = facts.method_calls("parse_args")[0].ctx.function
+    if function is None or facts.functions.get(getattr(function, "name", "")) is not function:
+        return None
+    return function.name, found

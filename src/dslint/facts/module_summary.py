@@ -35,6 +35,7 @@ from .dataset_shards import class_keeps_rank_share, split_per_rank
 from .engine_params import engine_bypasses
 from .distributed import FABRIC, LIGHTNING_TRAINERS, distributed_facts
 from .helper_setups import ACCELERATORS, deepspeed_args_param, returned_plugin
+from .cli_options import parser_function
 from .conditions import grad_off_defs
 from .program_effects import function_effects, returns_made_up
 from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
@@ -111,6 +112,7 @@ class FunctionSummary:
     selects_device: bool = False
     inits_cuda: Optional[tuple] = None  # (what, row) of the first call in its own body that initialises CUDA
     pins_visible_devices: bool = False  # writes CUDA_VISIBLE_DEVICES from a value chosen per call (a parameter)
+    parsed_options: Optional[object] = None  # cli_options.ParsedOptions of the module's one parser, parsed here
     # What the program asks of a helper (program_effects.py; through this module's own calls too):
     # (what, Span) of evidence that it runs in several processes; the row of a set_device(<not a
     # literal>) it reaches (0: none); whether it calls torch.set_num_threads.
@@ -1040,6 +1042,9 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.value_constants = value_constants(facts, summariser.model)
     exports.keyword_dicts = keyword_dicts(facts, summariser.model)
     exports.pins_visible_devices = "CUDA_VISIBLE_DEVICES" in facts.text and _pins_visible_devices(facts, summariser.model)
+    parser = parser_function(facts) if "parse_args" in facts.text else None
+    if parser is not None and parser[0] in exports.functions:
+        exports.functions[parser[0]].parsed_options = parser[1]
     for name in _pinning_functions(facts, summariser.model) if "CUDA_VISIBLE_DEVICES" in facts.text else ():
         if name in exports.functions:
             exports.functions[name].pins_visible_devices = True
@@ -1264,7 +1269,8 @@ def _holds_with_a_gpu(test: ast.AST, branch: bool) -> bool:
 
 
 def _says_something(function: FunctionSummary) -> bool:
-    return bool(function.selects_device or function.inits_cuda or function.pins_visible_devices or function.loader_sampler or function.returned_loaders
+    return bool(function.selects_device or function.inits_cuda or function.pins_visible_devices or function.parsed_options
+                or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
                 or function.collective or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess

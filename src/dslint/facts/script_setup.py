@@ -356,6 +356,7 @@ class ScriptSetupFacts:
     helper_calls: tuple = ()
     # every option the script's own argparse parser takes, when all are in sight (facts/cli_options.py)
     parsed_options: Optional[ParsedOptions] = None
+    parses_args: bool = False  # it parses a command line itself (parse_args, parse_known_args, HfArgumentParser...)
 
     @property
     def uses_deepspeed(self) -> bool:
@@ -400,6 +401,8 @@ class _Extractor:
     # -- argparse --------------------------------------------------------------------------
     def read_argparse(self) -> None:
         self.out.parsed_options = parsed_options(self.f)
+        self.out.parses_args = "parse_" in self.f.text and any(
+            (site.attr or "").startswith("parse_") for site in self.f.calls if isinstance(site.node.func, ast.Attribute))
         if self.f.method_calls("add_argument"):
             model = self.model
             for dest, default in argparse_defaults(model).items():

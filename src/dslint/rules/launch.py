@@ -234,20 +234,37 @@ def launcher_local_rank_unparsed(ctx: SetupContext) -> Iterator[Report]:
     seen = set()
     for setup in link_setups(ctx.project, ctx.settings):
         parsed, command = setup.facts.parsed_options, setup.command
+        where = setup.script_path
+        if parsed is None and command is not None and not setup.facts.parses_args:
+            where, parsed = _helper_parser(ctx.project, setup) or (where, None)
         if parsed is None or command is None:
             continue
         launcher = spawner(command.launchers)
         word = _local_rank_word(ctx.project, command.launchers)
         if word is None or launcher.may_have_more_options or parsed.accepts(word):
             continue
-        key = (setup.script_path, word)
+        key = (where, word)
         if key in seen:
             continue
         seen.add(key)
         yield Report(parsed.span,
                      f"{launcher.kind} passes {word}=<i>, which this parser does not take, so every rank exits; "
-                     f"add \"{word}\" to the parser's options", path=setup.script_path,
+                     f"add \"{word}\" to the parser's options", path=where,
                      related=setup.launch_related(f"{short(launcher.word, 40)} starts it"))
+
+
+def _helper_parser(project, setup: TrainingSetup):
+    """(module, ParsedOptions) of the one project function the script calls that parses the command line
+    with a parser whose every option is in sight (`args = get_args()` of configs/arguments.py); None when
+    none does, or several."""
+    module = setup.summary.module if setup.summary is not None else None
+    found = []
+    for local in module.called if module is not None else ():
+        symbol = project.program.symbol(setup.script_path, local)
+        function = symbol.function if symbol is not None else None
+        if function is not None and function.parsed_options is not None:
+            found.append((project.program.display.get(symbol.path, symbol.path), function.parsed_options))
+    return found[0] if len(found) == 1 else None
 
 
 def _local_rank_word(project, launchers: list):
