@@ -113,6 +113,7 @@ class FunctionSummary:
     inits_cuda: Optional[tuple] = None  # (what, row) of the first call in its own body that initialises CUDA
     pins_visible_devices: bool = False  # writes CUDA_VISIBLE_DEVICES from a value chosen per call (a parameter)
     parsed_options: Optional[object] = None  # cli_options.ParsedOptions of the module's one parser, parsed here
+    returns_pretrained: bool = False  # returns a from_pretrained model it only moves or puts in eval mode
     # What the program asks of a helper (program_effects.py; through this module's own calls too):
     # (what, Span) of evidence that it runs in several processes; the row of a set_device(<not a
     # literal>) it reaches (0: none); whether it calls torch.set_num_threads.
@@ -234,6 +235,9 @@ class ArgumentFact:
     # a name bound once to a transformers/diffusers `from_pretrained` model (in eval mode) that this module
     # never trains, freezes or hands anything else: `reference` of DPOTrainer(policy, reference, ...)
     pretrained: bool = False
+    # the same, for a name bound once to what a project function returns (`teacher = load_teacher(path)`):
+    # its local name; FunctionSummary.returns_pretrained of it says whether that is such a model
+    pretrained_from: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -718,6 +722,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
     returned = _returned_names(facts, imported)
     pretrained = _untouched_pretrained(facts, summariser.model) if facts.method_calls("from_pretrained") else {}
+    helper_made = _untouched_helper_results(facts, summariser.model, imported)
     for site in facts.calls:
         # (the call's receiver and attribute are already spelled out: no walk of the callee)
         head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
@@ -727,7 +732,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
         called.add(local)
         shapes.setdefault(local, []).append(call_shape(site.node))
         # (what a library's call is given is of no interest to another project module's summary)
-        followed = (returned or summariser.builds_wrappers or pretrained) and not _library_call(facts, head)
+        followed = (returned or summariser.builds_wrappers or pretrained or helper_made) and not _library_call(facts, head)
         if not loaders and not followed:
             continue
         given = [(p, None, a) for p, a in enumerate(site.node.args)]
@@ -738,8 +743,10 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
             source, at = _returned_by(summariser.model, arg, returned) if loader is None and followed else (None, 0)
             wrapper = summariser.wrapper_kind(arg) if loader is None and source is None and followed else None
             fresh = isinstance(arg, ast.Name) and pretrained.get(arg.id) is site.node
-            arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper, fresh))
-        if not any(a.loader or a.returned_by or a.wrapper or a.pretrained for a in arguments):
+            made = helper_made.get(arg.id) if isinstance(arg, ast.Name) else None
+            arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper, fresh,
+                                          made[1] if made is not None and made[0] is site.node else None))
+        if not any(a.loader or a.returned_by or a.wrapper or a.pretrained or a.pretrained_from for a in arguments):
             continue
         node = site.node
         star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
@@ -749,7 +756,65 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     return tuple(sorted(called)), out, {local: tuple(found) for local, found in shapes.items()}
 
 
-def _untouched_pretrained(facts: ScriptFacts, model) -> dict:
+def _untouched_helper_results(facts: ScriptFacts, model, imported) -> dict:
+    """name -> (the one call it is passed to, the callee's local name) for each name bound once to a call of an
+    imported project function (`teacher = load_teacher(path)`) whose every other use is a move, `.eval()` or
+    a field read: if the callee returns a from_pretrained model, this module never trains or freezes it."""
+    if not imported:
+        return {}
+    out = {}
+    for value, statement in _assignments_of_calls(facts, imported):
+        bindings = model._bindings_of_statement(statement)
+        if len(bindings) != 1 or len(model.own_scope(bindings[0].scope.node).bindings.get(bindings[0].name, ())) != 1:
+            continue
+        passed = []
+        for use in model.uses_of(bindings[0]):
+            parent = model.parent_of(use)
+            if isinstance(parent, ast.Attribute) and parent.attr in ("to", "cuda", "eval") or _field_read(model, parent):
+                continue
+            if isinstance(parent, ast.Call) and use in parent.args or isinstance(parent, ast.keyword):
+                passed.append(parent if isinstance(parent, ast.Call) else model.parent_of(parent))
+                continue
+            passed.append(None)
+        if len(passed) == 1 and passed[0] is not None:
+            out[bindings[0].name] = (passed[0], dotted(value.func))
+    return out
+
+
+def _assignments_of_calls(facts: ScriptFacts, imported) -> list:
+    """(the call, its statement) of each `name = f(...)` where f is a name imported from the project."""
+    out = []
+    for site in facts.calls:
+        statement = site.ctx.parent
+        head = (site.receiver or site.attr or "").split(".", 1)[0]
+        if head in imported and isinstance(statement, ast.Assign) and statement.value is site.node \
+                and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and dotted(site.node.func):
+            out.append((site.node, statement))
+    return out
+
+
+def _field_read(model, node) -> bool:
+    """`model.config` (a plain attribute read, not a method called, stored into or handed to a call)."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load)) or node.attr in _TRAINS_OR_FREEZES:
+        return False
+    parent = model.parent_of(node)
+    return not (isinstance(parent, ast.Call) and parent.func is node)
+
+
+_TRAINS_OR_FREEZES = ("train", "parameters", "named_parameters", "requires_grad_", "state_dict", "load_state_dict",
+                      "requires_grad")
+
+
+def returned_pretrained(facts: ScriptFacts, model) -> set:
+    """Names of module-level functions that return a name bound once to a transformers/diffusers
+    `from_pretrained` model they only move or put in eval mode (`load_teacher`): a caller that never
+    trains or freezes it holds an untouched pretrained model."""
+    found: dict = {}
+    _untouched_pretrained(facts, model, found)
+    return {name for name, function in found.items() if facts.functions.get(name) is function}
+
+
+def _untouched_pretrained(facts: ScriptFacts, model, returned: Optional[dict] = None) -> dict:
     """name -> the one call it is passed to, for each name bound once to `X.from_pretrained(...)` of transformers
     or diffusers (through `.to(device)` and the like) whose every other use is a move (`.to`, `.cuda`, `.eval`):
     a model this module never trains or freezes, handed to that call alone."""
@@ -773,11 +838,19 @@ def _untouched_pretrained(facts: ScriptFacts, model) -> dict:
             parent = model.parent_of(use)
             if isinstance(parent, ast.Attribute) and parent.attr in ("to", "cuda", "eval"):
                 continue
+            if _field_read(model, parent):
+                continue  # `teacher.config`: read, not trained or frozen
+            if isinstance(parent, ast.Return) and returned is not None:
+                passed.append(parent)
+                continue
             if isinstance(parent, ast.Call) and use in parent.args or isinstance(parent, ast.keyword):
                 passed.append(parent if isinstance(parent, ast.Call) else model.parent_of(parent))
                 continue
             passed.append(None)  # read another way: trained, frozen or handed on, for all this module shows
-        if len(passed) == 1 and passed[0] is not None:
+        if len(passed) == 1 and isinstance(passed[0], ast.Return):
+            function = bindings[0].scope.node
+            returned[getattr(function, "name", "")] = function
+        elif len(passed) == 1 and passed[0] is not None:
             out[bindings[0].name] = passed[0]
     return out
 
@@ -1042,6 +1115,9 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.value_constants = value_constants(facts, summariser.model)
     exports.keyword_dicts = keyword_dicts(facts, summariser.model)
     exports.pins_visible_devices = "CUDA_VISIBLE_DEVICES" in facts.text and _pins_visible_devices(facts, summariser.model)
+    for name in returned_pretrained(facts, summariser.model) if facts.method_calls("from_pretrained") else ():
+        if name in exports.functions:
+            exports.functions[name].returns_pretrained = True
     parser = parser_function(facts) if "parse_args" in facts.text else None
     if parser is not None and parser[0] in exports.functions:
         exports.functions[parser[0]].parsed_options = parser[1]
@@ -1270,6 +1346,7 @@ def _holds_with_a_gpu(test: ast.AST, branch: bool) -> bool:
 
 def _says_something(function: FunctionSummary) -> bool:
     return bool(function.selects_device or function.inits_cuda or function.pins_visible_devices or function.parsed_options
+                or function.returns_pretrained
                 or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
                 or function.collective or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass

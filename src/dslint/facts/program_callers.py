@@ -92,18 +92,29 @@ def pretrained_for_every_call(program: "ProgramIndex", path: str, name: str, par
     (the positional one at `position`, or by keyword) to a `from_pretrained` model the caller never trains
     (ArgumentFact.pretrained), and is there one? False when a module imports it without calling it."""
     count = 0
-    for _, exports, called, uncalled in _callers(program, path, name):
+    for other, exports, called, uncalled in _callers(program, path, name):
         if uncalled:
             return False
         for local in called:
             shapes = exports.call_shapes.get(local, ())
             fed = [c for c in exports.calls if c.local == local and any(
-                a.pretrained and (a.keyword == parameter or position is not None and a.position == position)
+                _pretrained(program, other, a) and (a.keyword == parameter or position is not None and a.position == position)
                 for a in c.arguments)]
             if len(fed) != len(shapes):
                 return False
             count += len(fed)
     return count > 0
+
+
+def _pretrained(program: "ProgramIndex", importer: str, argument) -> bool:
+    """An untouched from_pretrained model: bound so in the caller, or returned so by the project
+    function it was bound to (FunctionSummary.returns_pretrained)."""
+    if argument.pretrained:
+        return True
+    if not argument.pretrained_from:
+        return False
+    symbol = program.symbol(importer, argument.pretrained_from)
+    return symbol is not None and symbol.function is not None and symbol.function.returns_pretrained
 
 
 MACHINE_DEFAULT = "machine"  # instance_field_default's answer for a field defaulting to the CPU count
