@@ -33,7 +33,10 @@ before a fork, collectives in a context manager's __exit__, sibling trainer mixi
 workers, deep-merged configs), 13/24 at first contact, 22/24 after; 12 (2026-12-03): 24 (14 broken, 10 clean:
 mmcv-style master_only trainers, EMA teachers, per-rank Dataset shards, checkpoint helpers with a GPU
 map_location, DeepSpeed-Chat-style config functions, sourced env scripts, --no_ssh k8s entrypoints, HF
-Trainer worker counts on srun lines), 11/24 at first contact, 16/24 after.
+Trainer worker counts on srun lines), 11/24 at first contact, 16/24 after; 13 (2026-12-03): 24 (14 broken, 10 clean:
+FSDP device_id from a dataclass built by a classmethod, a helper pinning CUDA_VISIBLE_DEVICES per spawn worker,
+decorator-filled dataset registries, parsers built in a get_args() helper, teachers returned by a loader of another
+module, Slurm worker counts through a config handed to a factory), 16/24 at first contact, 22/24 after.
 """
 from __future__ import annotations
 
