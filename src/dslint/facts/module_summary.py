@@ -722,7 +722,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     loaders = summariser.builds_loaders  # no DataLoader built here: no argument is one
     returned = _returned_names(facts, imported)
     pretrained = _untouched_pretrained(facts, summariser.model) if facts.method_calls("from_pretrained") else {}
-    helper_made = _untouched_helper_results(facts, summariser.model, imported)
+    helper_made = _HelperResults(facts, summariser.model, imported)
     for site in facts.calls:
         # (the call's receiver and attribute are already spelled out: no walk of the callee)
         head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
@@ -732,7 +732,8 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
         called.add(local)
         shapes.setdefault(local, []).append(call_shape(site.node))
         # (what a library's call is given is of no interest to another project module's summary)
-        followed = (returned or summariser.builds_wrappers or pretrained or helper_made) and not _library_call(facts, head)
+        followed = (returned or summariser.builds_wrappers or pretrained or helper_made.any()) \
+            and not _library_call(facts, head)
         if not loaders and not followed:
             continue
         given = [(p, None, a) for p, a in enumerate(site.node.args)]
@@ -756,17 +757,37 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
     return tuple(sorted(called)), out, {local: tuple(found) for local, found in shapes.items()}
 
 
-def _untouched_helper_results(facts: ScriptFacts, model, imported) -> dict:
-    """name -> (the one call it is passed to, the callee's local name) for each name bound once to a call of an
+class _HelperResults:
+    """name -> (the one call it is passed to, the callee's local name) for a name bound once to a call of an
     imported project function (`teacher = load_teacher(path)`) whose every other use is a move, `.eval()` or
-    a field read: if the callee returns a from_pretrained model, this module never trains or freezes it."""
-    if not imported:
-        return {}
-    out = {}
-    for value, statement in _assignments_of_calls(facts, imported):
+    a field read: if the callee returns a from_pretrained model, this module never trains or freezes it.
+    Looked at only for the names handed to project calls (the uses of each are walked on demand)."""
+
+    def __init__(self, facts: ScriptFacts, model, imported):
+        self.facts, self.model = facts, model
+        self.statements = {}  # name -> [(the call, its statement)]
+        for value, statement in _assignments_of_calls(facts, imported) if imported else ():
+            self.statements.setdefault(statement.targets[0].id, []).append((value, statement))
+        self.done: dict = {}
+
+    def any(self) -> bool:
+        return bool(self.statements)
+
+    def get(self, name: str):
+        if name not in self.statements:
+            return None
+        if name not in self.done:
+            self.done[name] = self._untouched(name)
+        return self.done[name]
+
+    def _untouched(self, name: str):
+        model = self.model
+        if len(self.statements[name]) != 1:
+            return None
+        value, statement = self.statements[name][0]
         bindings = model._bindings_of_statement(statement)
         if len(bindings) != 1 or len(model.own_scope(bindings[0].scope.node).bindings.get(bindings[0].name, ())) != 1:
-            continue
+            return None
         passed = []
         for use in model.uses_of(bindings[0]):
             parent = model.parent_of(use)
@@ -776,9 +797,7 @@ def _untouched_helper_results(facts: ScriptFacts, model, imported) -> dict:
                 passed.append(parent if isinstance(parent, ast.Call) else model.parent_of(parent))
                 continue
             passed.append(None)
-        if len(passed) == 1 and passed[0] is not None:
-            out[bindings[0].name] = (passed[0], dotted(value.func))
-    return out
+        return (passed[0], dotted(value.func)) if len(passed) == 1 and passed[0] is not None else None
 
 
 def _assignments_of_calls(facts: ScriptFacts, imported) -> list:

@@ -574,7 +574,8 @@ def _registries(facts: ScriptFacts) -> tuple[dict, dict]:
                         if isinstance(value, ast.Dict) else ()
                     tables.update((t.id, names) for t in targets if isinstance(t, ast.Name))
         decorators: dict = {}
-        for node in facts.tree.body if tables else ():
+        filled = tables and any(f"{table}[" in facts.text for table in tables)  # (a store into one, somewhere)
+        for node in facts.tree.body if filled else ():
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for inner in ast.walk(node):
