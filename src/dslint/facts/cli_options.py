@@ -146,14 +146,8 @@ def _own_argv(model, call: ast.Call) -> bool:
     arg = call.args[0]
     if isinstance(arg, ast.Name):
         binding = model.binding_of(arg)
-        function = binding.scope.node if binding is not None and binding.kind == "parameter" else None
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            args = function.args
-            defaults = dict(zip([a.arg for a in args.posonlyargs + args.args][::-1], args.defaults[::-1]))
-            defaults.update((a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
-            default = defaults.get(arg.id)
-            return isinstance(default, ast.Constant) and default.value is None
-        return False
+        return binding is not None and binding.kind == "parameter" and \
+            isinstance(binding.default, ast.Constant) and binding.default.value is None
     return ast.unparse(arg) == "sys.argv[1:]"
 
 

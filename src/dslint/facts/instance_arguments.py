@@ -13,6 +13,7 @@ from typing import Optional
 
 from ..sources.names import dotted, root_name
 from .bindings import semantic_model
+from .values import only_field_reads
 from .script import ScriptFacts
 from .summary import summary_extractor
 
@@ -111,11 +112,25 @@ def _only_reads_fields(model, function: ast.AST, call: ast.Call, use: ast.AST) -
         name = next((k.arg for k in call.keywords if k.value is use), None)
     binding = next((b for b in model.own_scope(function).bindings.get(name, ()) if b.kind == "parameter"), None) \
         if name else None
-    if binding is None:
-        return False
-    for inner in model.uses_of(binding):
-        parent = model.parent_of(inner)
-        if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)) or (
-                isinstance(model.parent_of(parent), ast.Call) and model.parent_of(parent).func is parent):
-            return False
-    return True
+    return binding is not None and only_field_reads(model, binding)
+
+
+def config_parameter_field(model, facts: ScriptFacts, expr) -> Optional[tuple]:
+    """(function, position, parameter, field) for `cfg.field` where `cfg` is a positional parameter of a
+    module-level function that this module never calls, and that the function only reads fields of (method
+    calls included): what the field holds is what the callers' instance holds (program_callers.
+    instance_field_default); None otherwise."""
+    if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
+        return None
+    binding = model.binding_of(expr.value)
+    if binding is None or binding.kind != "parameter" or binding.position is None:
+        return None
+    function = binding.scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in facts.tree.body:
+        return None
+    defined = model.own_scope(facts.tree).bindings.get(function.name, [])
+    if len(defined) != 1 or model.uses_of(defined[0]):
+        return None  # (called here too: those calls are not read)
+    if not only_field_reads(model, binding, methods=True):
+        return None
+    return function.name, binding.position, binding.name, expr.attr

@@ -665,37 +665,26 @@ def _factory_fields(method: ast.AST) -> Optional[tuple]:
     return tuple(sorted(fields)) if returns else None
 
 
-def _pinning_functions(facts: ScriptFacts, model) -> set:
-    """Names of module-level functions whose own body writes CUDA_VISIBLE_DEVICES from a value that is
-    not a constant (`os.environ["CUDA_VISIBLE_DEVICES"] = gpus[index]`): a caller's process then sees
-    only the GPU it was given."""
-    from .values import env_writes
-
-    found = set()
-    for access in env_writes(model, "CUDA_VISIBLE_DEVICES"):
-        where = facts.context_of(access.node)
-        value = access.value if access.kind == "write" else access.default
-        function = where.function if where is not None else None
-        if function is not None and value is not None and not isinstance(value, ast.Constant) \
-                and facts.functions.get(function.name) is function:
-            found.add(function.name)
-    return found
-
-
-def _pins_visible_devices(facts: ScriptFacts, model) -> bool:
-    """A write of CUDA_VISIBLE_DEVICES at import time (outside every function, not under the `__main__` guard)
-    whose value is not a constant: the rank's own GPU, chosen per process."""
+def _visible_device_pins(facts: ScriptFacts, model) -> tuple[bool, set]:
+    """(whether the module writes CUDA_VISIBLE_DEVICES at import time, the names of its module-level functions
+    whose own body writes it), counting only writes of a value that is not a constant: the rank's own GPU, or
+    the one a caller gives (`os.environ["CUDA_VISIBLE_DEVICES"] = gpus[index]`). Import time is outside every
+    function and not under the `__main__` guard."""
     from .conditions import mentions_rank, under_main_guard
     from .values import env_writes
 
+    at_import, functions = False, set()
     for access in env_writes(model, "CUDA_VISIBLE_DEVICES"):
         where = facts.context_of(access.node)
         value = access.value if access.kind == "write" else access.default
-        if where is None or where.function is not None or under_main_guard(where) or value is None:
+        if where is None or value is None or not (mentions_rank(facts, value) or not isinstance(value, ast.Constant)):
             continue
-        if mentions_rank(facts, value) or not isinstance(value, ast.Constant):
-            return True
-    return False
+        function = where.function
+        if function is None:
+            at_import = at_import or not under_main_guard(where)
+        elif facts.functions.get(getattr(function, "name", "")) is function:
+            functions.add(function.name)
+    return at_import, functions
 
 
 def _literal_or_marker(node: ast.AST):
@@ -788,16 +777,8 @@ class _HelperResults:
         bindings = model._bindings_of_statement(statement)
         if len(bindings) != 1 or len(model.own_scope(bindings[0].scope.node).bindings.get(bindings[0].name, ())) != 1:
             return None
-        passed = []
-        for use in model.uses_of(bindings[0]):
-            parent = model.parent_of(use)
-            if isinstance(parent, ast.Attribute) and parent.attr in ("to", "cuda", "eval") or _field_read(model, parent):
-                continue
-            if isinstance(parent, ast.Call) and use in parent.args or isinstance(parent, ast.keyword):
-                passed.append(parent if isinstance(parent, ast.Call) else model.parent_of(parent))
-                continue
-            passed.append(None)
-        return (passed[0], dotted(value.func)) if len(passed) == 1 and passed[0] is not None else None
+        passed = _handed_once(model, bindings[0], returns=False)
+        return (passed, dotted(value.func)) if passed is not None else None
 
 
 def _assignments_of_calls(facts: ScriptFacts, imported) -> list:
@@ -852,26 +833,31 @@ def _untouched_pretrained(facts: ScriptFacts, model, returned: Optional[dict] = 
         bindings = model._bindings_of_statement(statement)
         if len(bindings) != 1 or len(model.own_scope(bindings[0].scope.node).bindings.get(bindings[0].name, ())) != 1:
             continue
-        passed = []
-        for use in model.uses_of(bindings[0]):
-            parent = model.parent_of(use)
-            if isinstance(parent, ast.Attribute) and parent.attr in ("to", "cuda", "eval"):
-                continue
-            if _field_read(model, parent):
-                continue  # `teacher.config`: read, not trained or frozen
-            if isinstance(parent, ast.Return) and returned is not None:
-                passed.append(parent)
-                continue
-            if isinstance(parent, ast.Call) and use in parent.args or isinstance(parent, ast.keyword):
-                passed.append(parent if isinstance(parent, ast.Call) else model.parent_of(parent))
-                continue
-            passed.append(None)  # read another way: trained, frozen or handed on, for all this module shows
-        if len(passed) == 1 and isinstance(passed[0], ast.Return):
+        passed = _handed_once(model, bindings[0], returns=returned is not None)
+        if isinstance(passed, ast.Return):
             function = bindings[0].scope.node
             returned[getattr(function, "name", "")] = function
-        elif len(passed) == 1 and passed[0] is not None:
-            out[bindings[0].name] = passed[0]
+        elif passed is not None:
+            out[bindings[0].name] = passed
     return out
+
+
+def _handed_once(model, binding, returns: bool) -> Optional[ast.AST]:
+    """The one call (or, with `returns`, the `return`) a model name is handed to when every other use is a move
+    (`.to`, `.cuda`, `.eval()`) or a field read (`teacher.config`): nothing here trains or freezes it. None when
+    it is used any other way or handed on more than once."""
+    passed = []
+    for use in model.uses_of(binding):
+        parent = model.parent_of(use)
+        if isinstance(parent, ast.Attribute) and parent.attr in ("to", "cuda", "eval") or _field_read(model, parent):
+            continue
+        if returns and isinstance(parent, ast.Return):
+            passed.append(parent)
+        elif isinstance(parent, ast.Call) and use in parent.args or isinstance(parent, ast.keyword):
+            passed.append(parent if isinstance(parent, ast.Call) else model.parent_of(parent))
+        else:
+            return None  # read another way: trained, frozen or handed on, for all this module shows
+    return passed[0] if len(passed) == 1 else None
 
 
 def call_shape(call: ast.Call) -> tuple[int, tuple, bool]:
@@ -1133,14 +1119,16 @@ def summarise_module(facts: ScriptFacts) -> ModuleExports:
     exports.function_tables = function_tables(facts, set(exports.functions) | imported)
     exports.value_constants = value_constants(facts, summariser.model)
     exports.keyword_dicts = keyword_dicts(facts, summariser.model)
-    exports.pins_visible_devices = "CUDA_VISIBLE_DEVICES" in facts.text and _pins_visible_devices(facts, summariser.model)
+    at_import, pinning = _visible_device_pins(facts, summariser.model) if "CUDA_VISIBLE_DEVICES" in facts.text \
+        else (False, ())
+    exports.pins_visible_devices = at_import
     for name in returned_pretrained(facts, summariser.model) if facts.method_calls("from_pretrained") else ():
         if name in exports.functions:
             exports.functions[name].returns_pretrained = True
     parser = parser_function(facts) if "parse_args" in facts.text else None
     if parser is not None and parser[0] in exports.functions:
         exports.functions[parser[0]].parsed_options = parser[1]
-    for name in _pinning_functions(facts, summariser.model) if "CUDA_VISIBLE_DEVICES" in facts.text else ():
+    for name in pinning:
         if name in exports.functions:
             exports.functions[name].pins_visible_devices = True
     exports.freezes_models = "requires_grad" in facts.text and _freezes_models(facts)

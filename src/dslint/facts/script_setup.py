@@ -29,7 +29,7 @@ from .config_dicts import (TABLE_ENTRY, ConfigLayer, NotLiteral, OptionLeaf, Opt
                            literal_leaf, overwritten, project_import, template_of, with_overwritten)
 from .keyword_splats import CallKeywords, call_keywords, resolved
 from .summary import summary_extractor
-from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, argparse_takes_text,
+from .values import (UNKNOWN, argparse_defaults, argparse_options, argparse_source, argparse_takes_text, only_field_reads,
                      class_field_default, ConfigObjectRead, config_object_read, constant, env_accesses, factory_default, instance_field,
                      is_namespace, overridden_attribute, traced_constant)
 from .worker_counts import CPU_COUNTS as _CPU_COUNTS, cpu_scaling, machine_field_default
@@ -1203,12 +1203,7 @@ class _Extractor:
         function = binding.scope.node
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in self.f.tree.body:
             return None
-        for use in self.model.uses_of(binding):
-            parent = self.model.parent_of(use)
-            if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)) or (
-                    isinstance(self.model.parent_of(parent), ast.Call) and self.model.parent_of(parent).func is parent):
-                return None
-        return binding
+        return binding if only_field_reads(self.model, binding) else None
 
     def worker_count(self, expr: ast.AST) -> tuple[Optional[int], bool, tuple, bool]:
         """A worker count through names, module constants and command-line defaults: (the int, whether

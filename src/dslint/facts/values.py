@@ -970,6 +970,21 @@ def argparse_source(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, 
     return dest, parsed.specs[dest].default
 
 
+def only_field_reads(model: SemanticModel, binding: Binding, methods: bool = False) -> bool:
+    """Is every use of the binding a read of one of its attributes (`cfg.lr`), never a store, never the
+    name handed on or returned, and (unless `methods`) never a method called on it (`cfg.update()` may
+    set any field)?"""
+    for use in model.uses_of(binding):
+        parent = model.parent_of(use)
+        if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
+            return False
+        if not methods:
+            holder = model.parent_of(parent)
+            if isinstance(holder, ast.Call) and holder.func is parent:
+                return False
+    return True
+
+
 def overridden_attribute(model: SemanticModel, expr: ast.Attribute) -> bool:
     """Is `<receiver>.<attr>` assigned anywhere (`args.device = ...`, `setattr(args, ...)`,
     `vars(args).update(...)`)? Matched by the receiver's spelling: conservative on purpose."""

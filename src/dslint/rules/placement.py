@@ -28,6 +28,7 @@ from ..facts.spawn_targets import outside_spawned_code, spawn_starts_ranks
 from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
 from ..facts.option_defaults import launches_pass_itself
+from ..facts.instance_arguments import config_parameter_field
 from ..facts.program_callers import MACHINE_DEFAULT, instance_field_default
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
                             env_writes, instance_field, imported_name, is_rank_expression, picked_by_rank,
@@ -174,7 +175,7 @@ def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
         """`device_id=cfg.device_id` in a module-level function of this module that only other modules
         call, `cfg` its parameter: the field's default when every caller passes a fresh instance of a
         project config class that leaves the field alone (`_decide_passed_config_device`)."""
-        found = _config_parameter_field(model, facts, arg)
+        found = config_parameter_field(model, facts, arg)
         if found is None or ("param", found) in origins:
             return None
         origins.add(("param", found))
@@ -422,28 +423,6 @@ def _decide_imported_device(finding, project, params):
         return None
     origin = f"{short(name, 30)} of {file_label(project.program.display.get(target, target))}"
     return replace(finding, message=_fixed_device_message(device, origin, params))
-
-
-def _config_parameter_field(model, facts: ScriptFacts, expr) -> Optional[tuple]:
-    """(function, position, parameter, field) for `cfg.field` where `cfg` is a positional parameter of a
-    module-level function that this module never calls and never stores into or passes on (its fields are
-    what the callers' instance holds); None otherwise."""
-    if not isinstance(expr, ast.Attribute) or not isinstance(expr.value, ast.Name):
-        return None
-    binding = model.binding_of(expr.value)
-    if binding is None or binding.kind != "parameter" or binding.position is None:
-        return None
-    function = binding.scope.node
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in facts.tree.body:
-        return None
-    defined = model.own_scope(facts.tree).bindings.get(function.name, [])
-    if len(defined) != 1 or model.uses_of(defined[0]):
-        return None  # (called here too: those calls are not read)
-    for use in model.uses_of(binding):
-        parent = model.parent_of(use)
-        if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
-            return None
-    return function.name, binding.position, binding.name, expr.attr
 
 
 @decider("passed-config-fixed-device")
