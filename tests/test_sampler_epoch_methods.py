@@ -162,3 +162,65 @@ def test_a_loader_of_an_instance_of_another_modules_class_needs_set_epoch(projec
 def test_no_shuffle_or_a_set_epoch_in_the_program_is_clean(project):
     assert _instance_rows(project, shuffle="shuffle=False") == []
     assert _instance_rows(project, main=AUDIO_MAIN.replace("        for batch", "        data.sampler.set_epoch(epoch)\n        for batch")) == []
+
+
+DATAMODULE = """from torch.utils.data import DataLoader, DistributedSampler
+
+
+class SpeechData:
+    def __init__(self, ds):
+        self.ds = ds
+
+    def train_dataloader(self):
+        sampler = DistributedSampler(self.ds, SHUFFLE)
+        return DataLoader(self.ds, batch_size=4, sampler=sampler)
+"""
+LOOPING_TRAINER = """class Trainer:
+    def __init__(self, model, datamodule, epochs):
+        self.model = model
+        self.epochs = epochs
+        self.train_loader = datamodule.train_dataloader()
+
+    def _train_epoch(self):
+        for batch in self.train_loader:
+            self.model(batch)
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            self._train_epoch()
+"""
+DM_MAIN = """import torch.distributed as dist
+
+from data import SpeechData
+from engine import Trainer
+
+
+def main():
+    dist.init_process_group("nccl")
+    dm = SpeechData(list(range(10)))
+    Trainer(print, dm, 3).fit()
+
+
+main()
+"""
+
+
+def _datamodule_rows(project, shuffle="shuffle=True", trainer=LOOPING_TRAINER, main=DM_MAIN):
+    project.write({"data.py": DATAMODULE.replace("SHUFFLE", shuffle), "engine.py": trainer, "train.py": main,
+                   "run.sh": "torchrun --nproc_per_node 2 train.py\n"})
+    return [(f.path, f.span.start.row) for f in project.check(select=["DSL302"]).findings]
+
+
+def test_a_trainer_storing_a_datamodule_loader_needs_set_epoch_in_its_epoch_loop(project):
+    assert _datamodule_rows(project) == [("engine.py", 12)]
+    project.fix(select=["DSL302"])
+    assert "        for epoch in range(self.epochs):\n            self.train_loader.sampler.set_epoch(epoch)\n" \
+        in project.read("engine.py")
+    assert _datamodule_rows(project, trainer=project.read("engine.py")) == []
+
+
+def test_a_datamodule_loader_without_shuffle_or_with_set_epoch_somewhere_is_clean(project):
+    assert _datamodule_rows(project, shuffle="shuffle=False") == []
+    setting = LOOPING_TRAINER.replace("            self._train_epoch()",
+                                      "            self.train_loader.sampler.set_epoch(epoch)\n            self._train_epoch()")
+    assert _datamodule_rows(project, trainer=setting) == []

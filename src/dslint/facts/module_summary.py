@@ -206,6 +206,9 @@ class ClassSummary:
     is_dataclass: bool = False
     methods: dict = field(default_factory=dict)  # name -> FunctionSummary
     init_stores: dict = field(default_factory=dict)  # __init__ parameter -> "self.x" it is stored in
+    # "self.x" -> (parameter, method) for `self.x = param.method(...)` in __init__ (`self.train_loader =
+    # datamodule.train_dataloader()`): what a caller's instance gives for that parameter says what it holds
+    init_results: dict = field(default_factory=dict)
     module_hops: tuple = ()  # __init__ parameters whose stored `self.x` is called as `self.x.module(...)`
     # "self.x" -> (loader kind as ArgumentFact.loader, row) for an attribute its methods store a
     # DataLoader of this module in (every store agrees); "" kind for an attribute stored anything else
@@ -235,9 +238,11 @@ class ArgumentFact:
     # a name bound once to a transformers/diffusers `from_pretrained` model (in eval mode) that this module
     # never trains, freezes or hands anything else: `reference` of DPOTrainer(policy, reference, ...)
     pretrained: bool = False
-    # the same, for a name bound once to what a project function returns (`teacher = load_teacher(path)`):
-    # its local name; FunctionSummary.returns_pretrained of it says whether that is such a model
-    pretrained_from: Optional[str] = None
+    # a name bound once to what a project function or class returns (`teacher = load_teacher(path)`,
+    # `dm = SpeechDataModule(...)`), whose every other use is a move, `.eval()` or a field read: the callee's
+    # local name. FunctionSummary.returns_pretrained of it says whether that is an untouched pretrained
+    # model; a class, what its methods give (a loader method of a datamodule)
+    made_by: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -530,7 +535,9 @@ class _Summariser:
                 if fields is not None:
                     summary.factory_fields[stmt.name] = fields
                 if stmt.name == "__init__":
-                    summary.init_stores = init_stores(stmt, self.inside(stmt)[3])
+                    assignments = self.inside(stmt)[3]
+                    summary.init_stores = init_stores(stmt, assignments)
+                    summary.init_results = init_results(stmt, assignments)
         if summary.init_stores:
             hops = {site.receiver for site in self.facts.method_calls("module") if site.ctx.class_ is node} | {
                 site.receiver[:-len(".module")] for site in self.facts.method_calls("forward")
@@ -639,6 +646,20 @@ def init_stores(init: ast.AST, assignments: list) -> dict:
     return stores
 
 
+def init_results(init: ast.AST, assignments: list) -> dict:
+    """`self.loader = datamodule.train_dataloader()` in `__init__`: "self.loader" -> (parameter, method)."""
+    params = {a.arg for a in init.args.args[1:] + init.args.kwonlyargs}
+    results = {}
+    for stmt in assignments:
+        call = stmt.value
+        if len(stmt.targets) != 1 or not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
+            continue
+        name, owner = dotted(stmt.targets[0]), call.func.value
+        if name and name.startswith("self.") and isinstance(owner, ast.Name) and owner.id in params:
+            results.setdefault(name, (owner.id, call.func.attr))
+    return results
+
+
 def _freezes_models(facts: ScriptFacts) -> bool:
     """`x.requires_grad_(False)` or `p.requires_grad = False` anywhere in the module."""
     if any(site.node.args and literal(site.node.args[0]) is False or literal(site.keyword("requires_grad")) is False
@@ -736,7 +757,7 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
             made = helper_made.get(arg.id) if isinstance(arg, ast.Name) else None
             arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper, fresh,
                                           made[1] if made is not None and made[0] is site.node else None))
-        if not any(a.loader or a.returned_by or a.wrapper or a.pretrained or a.pretrained_from for a in arguments):
+        if not any(a.loader or a.returned_by or a.wrapper or a.pretrained or a.made_by for a in arguments):
             continue
         node = site.node
         star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)

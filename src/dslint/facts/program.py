@@ -497,26 +497,28 @@ class ProgramIndex:
 
 
 def epoch_iterated_params(klass: ClassSummary) -> dict[str, tuple]:
-    """`__init__` parameters whose stored attribute the class iterates inside an epoch loop.
+    """`__init__` parameters whose stored attribute the class iterates inside an epoch loop: param ->
+    (method name, loop header span, counter) of the epoch loop (epoch_iterated_attributes)."""
+    loops = epoch_iterated_attributes(klass)
+    return {param: loops[attr] for param, attr in klass.init_stores.items() if attr in loops}
+
+
+def epoch_iterated_attributes(klass: ClassSummary) -> dict[str, tuple]:
+    """Attributes (`self.loader`) the class iterates inside an epoch loop.
 
     Value: (method name, loop header span, counter) of the epoch loop. The loop over the attribute may
     sit in one method and the epoch loop around its call in another (`run()` loops over
     `self._train_epoch()`, which iterates `self.loader`).
     """
     out = {}
-    attribute_param = {attr: param for param, attr in klass.init_stores.items()}
     for method in klass.methods.values():
         for attr, span, counter in method.epoch_iterated:
-            if attr in attribute_param:
-                out.setdefault(attribute_param[attr], (method.name, span, counter))
+            out.setdefault(attr, (method.name, span, counter))
     for outer in klass.methods.values():
         for called, span, counter in outer.looped_calls:
             inner = klass.methods.get(called.split(".", 1)[1])
-            if inner is None:
-                continue
-            for attr in inner.iterated:
-                if attr in attribute_param:
-                    out.setdefault(attribute_param[attr], (outer.name, span, counter))
+            for attr in inner.iterated if inner is not None else ():
+                out.setdefault(attr, (outer.name, span, counter))
     return out
 
 

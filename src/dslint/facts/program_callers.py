@@ -111,9 +111,9 @@ def _pretrained(program: "ProgramIndex", importer: str, argument) -> bool:
     function it was bound to (FunctionSummary.returns_pretrained)."""
     if argument.pretrained:
         return True
-    if not argument.pretrained_from:
+    if not argument.made_by:
         return False
-    symbol = program.symbol(importer, argument.pretrained_from)
+    symbol = program.symbol(importer, argument.made_by)
     return symbol is not None and symbol.function is not None and symbol.function.returns_pretrained
 
 

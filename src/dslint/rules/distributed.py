@@ -21,8 +21,8 @@ from ..facts.program_loads import (ITERABLE_DATASETS, dataset_makers, imported_c
 from ..sources.names import is_library
 from ..facts.objects import arguments_for
 from ..facts.values import UNKNOWN, constructor_fields, imported_constructor_fields, traced_constant
-from ..facts.program import (epoch_iterated_params, function_epoch_iterated, inherited_epoch_loops, is_test_module,
-                             norm_path)
+from ..facts.program import (epoch_iterated_attributes, epoch_iterated_params, function_epoch_iterated,
+                             inherited_epoch_loops, is_test_module, norm_path)
 from ..facts.script import (CallSite, Context, ScriptFacts, assigned_name, enclosing_functions, epoch_counter,
                             iterated_expression, literal)
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at, with_import
@@ -853,12 +853,7 @@ def sampler_epoch_loop_in_another_module(ctx: SetupContext) -> Iterator[Report]:
                     continue
                 _, span, counter = loops[param]
                 stored = symbol.klass.init_stores[param] if symbol.klass is not None else param
-                fix = None
-                if counter:
-                    fix = make_fix("insert-set-epoch", f"Call {short(stored, 28)}.sampler.set_epoch({short(counter, 20)}) "
-                                   "at the start of each epoch",
-                                   Applicability.SAFE, row=span.start.row, column=span.start.column,
-                                   sampler=f"{stored}.sampler", variable=counter)
+                fix = _loop_set_epoch_fix(stored, span, counter)
                 yield Report(span, f"this epoch loop never calls {short(stored, 24)}.sampler.set_epoch(epoch) (loader "
                              f"from {file_label(caller, 20)}:{argument.loader_row}), so every epoch repeats one "
                              "order; add the call", fix=fix, path=symbol.path)
@@ -886,11 +881,7 @@ def inherited_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
                     continue
                 reported.add(key)
                 span, counter, attr = found.span, found.counter, found.attribute
-                fix = None
-                if counter:
-                    fix = make_fix("insert-set-epoch", f"Call {short(attr, 28)}.sampler.set_epoch({short(counter, 20)}) "
-                                   "at the start of each epoch", Applicability.SAFE, row=span.start.row,
-                                   column=span.start.column, sampler=f"{attr}.sampler", variable=counter)
+                fix = _loop_set_epoch_fix(attr, span, counter)
                 yield Report(span, f"this epoch loop never calls {short(attr, 24)}.sampler.set_epoch(epoch) (loader "
                              f"stored by {short(found.store.name, 20)} in {file_label(found.store.path, 20)}:{found.row}), "
                              "so every epoch repeats one order; add the call", fix=fix, path=found.loop.path)
@@ -918,15 +909,61 @@ def instance_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
                         getattr(project.scripts.get(program.display.get(m, m)), "framework_shards_data", None)
                         for m in modules):
                     continue
-                fix = None
-                if counter:
-                    fix = make_fix("insert-set-epoch", f"Call {short(name, 28)}.sampler.set_epoch({short(counter, 20)}) "
-                                   "at the start of each epoch", Applicability.SAFE, row=span.start.row,
-                                   column=span.start.column, sampler=f"{name}.sampler", variable=counter)
+                fix = _loop_set_epoch_fix(name, span, counter)
                 store = program.display.get(symbol.path, symbol.path)
                 yield Report(span, f"this epoch loop never calls {short(name, 24)}.sampler.set_epoch(epoch) (loader "
                              f"stored by {short(klass.name, 20)} in {file_label(store, 20)}:{found[1]}), so every epoch "
                              "repeats one order; add the call", fix=fix, path=path)
+
+
+@program_check("DSL302")
+def datamodule_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
+    """`Trainer(model, dm).fit()`, where `dm = SpeechDataModule(...)` is an instance of a project class whose
+    `train_dataloader()` returns a DataLoader with a shuffling DistributedSampler, and the trainer's `__init__`
+    stores `self.train_loader = datamodule.train_dataloader()`, which its epoch loop iterates, while no
+    module of the program calls set_epoch (or shards the data through a framework)."""
+    project = ctx.project
+    program = project.program
+    for caller, exports in project.modules.items():
+        summary = project.scripts.get(caller)
+        if exports.calls_set_epoch or summary is None or summary.framework_shards_data:
+            continue
+        for call in exports.calls:
+            made = [a for a in call.arguments if a.made_by]
+            symbol = program.symbol(caller, call.local) if made else None
+            klass = symbol.klass if symbol is not None else None
+            init = klass.methods.get("__init__") if klass is not None and klass.init_results else None
+            if init is None:
+                continue
+            loops = epoch_iterated_attributes(klass)
+            for argument in made:
+                param = init.param_for(argument.position, argument.keyword, method=True)
+                instance = program.symbol(caller, argument.made_by)
+                if param is None or instance is None or instance.klass is None:
+                    continue
+                for attr, (given, method) in klass.init_results.items():
+                    returner = instance.klass.methods.get(method) if given == param and attr in loops else None
+                    loader = returner.loader_returned(None) if returner is not None else None
+                    if loader is None or loader[0] != "distributed-shuffle":
+                        continue
+                    modules = program.program_modules(caller) | {symbol.path, instance.path}
+                    if _may_set_epoch(program, modules):
+                        continue
+                    _, span, counter = loops[attr]
+                    yield Report(span, f"this epoch loop never calls {short(attr, 24)}.sampler.set_epoch(epoch) (loader "
+                                 f"from {short(instance.name, 20)}.{short(method, 24)} in {file_label(instance.path, 20)}:"
+                                 f"{loader[1]}), so every epoch repeats one order; add the call",
+                                 fix=_loop_set_epoch_fix(attr, span, counter), path=symbol.path)
+
+
+def _loop_set_epoch_fix(loader: str, span, counter: str):
+    """The safe fix that calls `loader.sampler.set_epoch(counter)` first in the epoch loop at `span`
+    (None without a counter)."""
+    if not counter:
+        return None
+    return make_fix("insert-set-epoch", f"Call {short(loader, 28)}.sampler.set_epoch({short(counter, 20)}) at the start "
+                    "of each epoch", Applicability.SAFE, row=span.start.row, column=span.start.column,
+                    sampler=f"{loader}.sampler", variable=counter)
 
 
 def _set_epoch_statement(sampler: str, variable: str, config):
