@@ -231,3 +231,37 @@ def test_no_fix_when_another_reader_shares_the_config(project):
     })
     [finding] = _found(project)
     assert finding.fix is None
+
+
+SETTINGS_TRAIN = """from transformers import Trainer, TrainingArguments
+
+from sft import settings as S
+from sft.settings import GRAD_ACCUM
+
+args = TrainingArguments(output_dir="o", per_device_train_batch_size=S.BATCH, gradient_accumulation_steps=GRAD_ACCUM,
+                         deepspeed=S.DS_CONFIG)
+Trainer(model=None, args=args).train()
+"""
+SETTINGS = 'BATCH = 4\nGRAD_ACCUM = 2\nDS_CONFIG = "configs/ds.json"\n'
+
+
+def _settings_project(project, train=SETTINGS_TRAIN, settings=SETTINGS):
+    return project.write({"train.py": train, "sft/__init__.py": "", "sft/settings.py": settings,
+                          "configs/ds.json": json.dumps({"train_micro_batch_size_per_gpu": 8,
+                                                         "gradient_accumulation_steps": "auto"})})
+
+
+def test_config_path_and_fields_from_a_settings_module_attribute_are_compared(project):
+    [finding] = _found(_settings_project(project))
+    assert _rows([finding]) == [("configs/ds.json", 1)]
+    assert finding.message.startswith('"train_micro_batch_size_per_gpu": 8 but TrainingArguments has '
+                                      'per_device_train_batch_size=4')
+    [(path, span, _)] = finding.related
+    assert (path, span.start.row) == ("train.py", 6)
+
+
+def test_settings_the_script_changes_or_that_are_not_constants_say_nothing(project):
+    assert _found(_settings_project(project, settings=SETTINGS.replace("BATCH = 4", "BATCH = int('4')"))) == []
+    changed = SETTINGS_TRAIN.replace("args = ", "S.DS_CONFIG = 'other.json'\nargs = ")
+    assert _found(_settings_project(project, train=changed)) == []
+    assert _found(_settings_project(project, settings=SETTINGS.replace("BATCH = 4", "BATCH = 8"))) == []

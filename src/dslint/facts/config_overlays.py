@@ -146,21 +146,9 @@ def imported_values(program, path: str):
     """The lookup `config_dicts.resolve_leaves` wants for the module `path`: an ImportedName's `local`
     (`ZERO_STAGE` of `from constants import ZERO_STAGE`, `constants.ZERO_STAGE` of `import constants`) ->
     the int or str that module binds it to once (`value_constants`), or None."""
-    from .program import norm_path
-
     def lookup(local: str) -> Any:
-        head, _, attr = local.partition(".")
-        if not attr:
-            found = program.exported_constant(path, local, "value_constants")
-            return found[2] if found is not None else None
-        exports = program.modules.get(norm_path(path))
-        for ref in exports.imports if exports is not None and "." not in attr else ():
-            if ref.local == head and not ref.names:  # (`import a.b` binds a; `import a.b as c` binds a.b)
-                module = ref.module if ref.local != ref.module.split(".")[0] else head
-                target = program.module_file(path, module, ref.level)
-                module = program.modules.get(target) if target is not None else None
-                return module.value_constants.get(attr) if module is not None else None
-        return None
+        found = program.module_constant(path, local, "value_constants")
+        return found[2] if found is not None else None
 
     return lookup
 

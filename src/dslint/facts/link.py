@@ -660,9 +660,15 @@ def _build(project: "Project", settings, script: str, launch_path: Optional[str]
     if setup.lightning_cli is not None:
         _lightning_cli_config_positions(setup)
     for args in facts.hf_training_args:
+        resolved = args
         if args.class_fields:  # `per_device_train_batch_size=cfg.batch_size`, `cfg = RunConfig()` of another module
-            setup.resolved[id(args)] = args.with_class_defaults(
-                lambda klass, name: _class_default(project, script, klass, name))
+            resolved = resolved.with_class_defaults(lambda klass, name: _class_default(project, script, klass, name))
+        if args.imported_fields:  # `per_device_train_batch_size=S.PER_DEVICE_BATCH` of `from sft import settings as S`
+            from .config_overlays import imported_values
+
+            resolved = resolved.with_imported_constants(imported_values(project.program, script))
+        if resolved is not args:
+            setup.resolved[id(args)] = resolved
     for init in facts.deepspeed_inits:
         if init.optimizer is not None and init.optimizer.builder:
             symbol = project.program.symbol(script, init.optimizer.builder)
@@ -1442,6 +1448,8 @@ def _config(project: "Project", setup: TrainingSetup) -> None:
             _plugin_config(setup, ref, link)
             setup.config = link
             return
+        elif ref.how == "imported" and (path := _imported_path(project, setup, ref)) is not None:
+            written, how = path  # `deepspeed=S.DS_CONFIG`, `DS_CONFIG = "configs/zero2.json"` in settings.py
         elif ref.how in ("built", "imported", "layered"):  # a config the project's code builds
             if _code_config(ref.how)(project, setup, ref, link):
                 setup.config = link
@@ -1564,6 +1572,17 @@ def _code_config(how: str):
     return _built_config if how == "built" else _imported_config
 
 
+def _imported_path(project: "Project", setup: TrainingSetup, ref: ConfigRef) -> Optional[tuple]:
+    """(path, how) when the imported constant a config reference names is a path string of its module."""
+    if ref.overwritten:
+        return None
+    found = project.program.module_constant(setup.script_path, ref.builder, "value_constants")
+    if found is None or not isinstance(found[2], str) or not found[2]:
+        return None
+    target, name, value = found
+    return value, f"{ref.what}: {name} of {project.program.display.get(target, target)}"
+
+
 def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, link: ConfigLink) -> bool:
     """`config=DS_CONFIG` with `from conf import DS_CONFIG`: the dict that module binds the name to."""
     from .config_dicts import resolve_leaves, with_overwritten
@@ -1571,7 +1590,8 @@ def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, l
 
     program = project.program
     # (through a package that re-exports it: `from .ds_configs import DS` in hf/__init__.py)
-    found = program.exported_constant(setup.script_path, ref.builder, "config_constants", exports=setup.summary.module)
+    found = program.exported_constant(setup.script_path, ref.builder, "config_constants", exports=setup.summary.module) \
+        if "." not in ref.builder.rstrip("[]") else program.module_constant(setup.script_path, ref.builder, "config_constants")
     if found is not None:
         target, name, template = found
         path = program.display.get(target, target)

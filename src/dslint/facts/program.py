@@ -89,6 +89,29 @@ class ProgramIndex:
             return self.exported_constant(target, name + entry, table, depth + 1)
         return None
 
+    def attribute_module(self, importer: str, head: str) -> Optional[str]:
+        """The project module a name of `importer` binds by importing it: `import settings as S`,
+        `import conf` (head "conf"), `from sft import settings as S`; None when it binds no module."""
+        exports = self.modules.get(norm_path(importer))
+        for ref in exports.imports if exports is not None else ():
+            if not ref.names and ref.local == head:  # (`import a.b` binds a; `import a.b as c` binds a.b)
+                return self.module_file(importer, ref.module if head != ref.module.split(".")[0] else head, ref.level)
+            name = next((name for name, bound in ref.names if bound == head), None)
+            if name is not None:
+                return self.module_file(importer, f"{ref.module}.{name}" if ref.module else name, ref.level)
+        return None
+
+    def module_constant(self, importer: str, local: str, table: str) -> Optional[tuple]:
+        """exported_constant for `X` (`from conf import X`), and for `M.X` of a module `M` the importer
+        imports (attribute_module): (defining module, name, value) or None."""
+        head, _, attr = local.partition(".")
+        if not attr:
+            return self.exported_constant(importer, local, table)
+        target = self.attribute_module(importer, head) if "." not in attr else None
+        module = self.modules.get(target) if target is not None else None
+        value = getattr(module, table).get(attr) if module is not None else None
+        return (target, attr, value) if value is not None else None
+
     def module_file(self, importer: str, module: str, level: int = 0) -> Optional[str]:
         """The project file an import names, or None (a library, or not found)."""
         if not level and module.split(".", 1)[0] not in self._heads:

@@ -281,6 +281,10 @@ class HfTrainingArgs:
     # module's class left at its default (`per_device_train_batch_size=cfg.batch_size`, `cfg = RunConfig()`):
     # unknown until the linker reads the class's default (`with_class_defaults`)
     class_fields: tuple = ()
+    # (field, local name, span of the keyword) of keywords given a constant of a project module
+    # (`per_device_train_batch_size=S.PER_DEVICE_BATCH`, `from settings import GRAD_ACCUM`): unknown until the
+    # linker reads that module's constant (`with_imported_constants`)
+    imported_fields: tuple = ()
 
     def value(self, name: str) -> tuple[Any, Optional[Span]]:
         """(value, span of its keyword or None for a default) of a field; (UNKNOWN, None) when the
@@ -288,7 +292,7 @@ class HfTrainingArgs:
         if name in self.known:
             return self.known[name]
         if name in self.unknown or self.open or not self.defaults or name not in HF_TRAINING_ARGS_DEFAULTS \
-                or any(entry[0] == name for entry in self.class_fields):
+                or any(entry[0] == name for entry in (*self.class_fields, *self.imported_fields)):
             return UNKNOWN, None
         return HF_TRAINING_ARGS_DEFAULTS[name], None
 
@@ -299,6 +303,15 @@ class HfTrainingArgs:
         for name, klass, attr, span in self.class_fields:
             value = default(klass, attr)
             if value is not UNKNOWN:
+                known[name] = (value, span)
+        return dataclasses.replace(self, known=known)
+
+    def with_imported_constants(self, lookup: Callable[[str], Any]) -> "HfTrainingArgs":
+        """This call with its imported fields known where `lookup(local name)` gives a constant (None: unknown)."""
+        known = dict(self.known)
+        for name, local, span in self.imported_fields:
+            value = lookup(local)
+            if value is not None:
                 known[name] = (value, span)
         return dataclasses.replace(self, known=known)
 
@@ -644,17 +657,27 @@ class _Extractor:
         whole = expr
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.ctx, ast.Load):
             expr, entry = expr.value, TABLE_ENTRY
+        if isinstance(expr, ast.Attribute) and not entry:  # `config=S.DS_CONFIG` of `from sft import settings as S`
+            module = self.model.binding_of(expr.value) if isinstance(expr.value, ast.Name) else None
+            if module is None or module.kind not in ("import", "from-import") or self.library_binding(module):
+                return None
+            if any(dotted(store.value) == expr.value.id for store in self.model.attribute_stores(expr.attr)):
+                return ConfigRef("unknown", consumer, what, self.span(expr))  # `S.DS_CONFIG = args.ds` here
+            return ConfigRef("imported", consumer, what, self.span(expr), builder=dotted(expr))
         binding = self.model.binding_of(expr) if isinstance(expr, ast.Name) else None
-        if binding is None or binding.kind != "from-import":
-            return None
-        top = (binding.qualname or "").split(".")[0]
-        if is_library(top):
+        if binding is None or binding.kind != "from-import" or self.library_binding(binding):
             return None
         paths = overwritten(self.model, binding, expr)
         if paths is None or (entry and paths):
             return ConfigRef("unknown", consumer, what, self.span(whole))  # the script may change it
         return ConfigRef("imported", consumer, what, self.span(whole), builder=expr.id + entry,
                          overwritten=tuple(paths))
+
+    @staticmethod
+    def library_binding(binding) -> bool:
+        """An import binding of a library (`import json`), not of a project module (relative imports are)."""
+        qualname = binding.qualname or ""
+        return not qualname.startswith(".") and is_library(qualname.split(".")[0])
 
     def built_by_call(self, expr: ast.AST, consumer: str, what: str) -> Optional[ConfigRef]:
         """`get_ds_config(4, stage=3)`, a function of the project (imported or defined here): the call, for the
@@ -1233,6 +1256,7 @@ class _Extractor:
         known: dict = {}
         unknown: list = []
         fields: list = []
+        imported: list = []
         for keyword in site.node.keywords:
             if keyword.arg is None or keyword.arg not in HF_TRAINING_ARGS_DEFAULTS:
                 continue
@@ -1240,8 +1264,11 @@ class _Extractor:
             other = None
             if value is UNKNOWN and isinstance(keyword.value, ast.Attribute):
                 value, other = self.instance_default(keyword.value)
+            constant = self.imported_constant(keyword.value, "", "") if value is UNKNOWN and other is None else None
             if other is not None:
                 fields.append((keyword.arg, *other, self.span(keyword)))
+            elif constant is not None and constant.how == "imported" and not constant.overwritten:
+                imported.append((keyword.arg, constant.builder, self.span(keyword)))
             elif value is UNKNOWN:
                 unknown.append(keyword.arg)
             else:
@@ -1251,6 +1278,7 @@ class _Extractor:
         for name in changed - {"*"}:
             known.pop(name, None)
             fields = [entry for entry in fields if entry[0] != name]
+            imported = [entry for entry in imported if entry[0] != name]
             if name not in unknown:
                 unknown.append(name)
         qualname = site.qualname or ""
@@ -1259,7 +1287,7 @@ class _Extractor:
             known=known, unknown=tuple(unknown),
             open=site.has_star_kwargs or len(site.node.args) > 1 or any(isinstance(a, ast.Starred) for a in site.node.args)
             or "*" in changed,
-            defaults=qualname in HF_DEFAULTS_FROM, class_fields=tuple(fields))
+            defaults=qualname in HF_DEFAULTS_FROM, class_fields=tuple(fields), imported_fields=tuple(imported))
 
     def changed_fields(self, call: ast.Call) -> set:
         """Fields of the object a TrainingArguments call builds that the module assigns afterwards
