@@ -31,6 +31,11 @@ def _callers(program: "ProgramIndex", path: str, name: str):
             yield other, exports, (bound | through_module) & set(exports.called), uncalled
 
 
+def callers_of(program: "ProgramIndex", path: str, name: str) -> list[str]:
+    """The other modules that call the module-level function `name` of `path`."""
+    return [other for other, _, called, _ in _callers(program, path, name) if called]
+
+
 def calls_leaving_default(program: "ProgramIndex", path: str, name: str, position: Optional[int],
                           parameter: str) -> Optional[int]:
     """How many calls of `name` of `path` from the other modules there are, when none of them binds

@@ -29,7 +29,7 @@ from ..facts.summary import summary_extractor
 from ..facts.omegaconf_values import config_read_value
 from ..facts.option_defaults import launches_pass_itself
 from ..facts.instance_arguments import config_parameter_field
-from ..facts.program_callers import MACHINE_DEFAULT, instance_field_default
+from ..facts.program_callers import MACHINE_DEFAULT, callers_of, calls_leaving_default, instance_field_default
 from ..facts.values import (ConfigObjectRead, TracedValue, class_field_default, config_object_read, env_read_key,
                             env_writes, instance_field, imported_name, is_rank_expression, picked_by_rank,
                             traced_constant)
@@ -91,6 +91,72 @@ def hard_coded_device(ctx: PythonContext) -> Iterator[Report]:
                                           if site.calls_project_name(facts.imports) and dotted(site.node.func)))
         yield replace(report, needs=("no-imported-device-pin", (("then", needs), ("helpers", helpers)))
                       if imports_project else needs)
+    if not ctx.dist.is_multiprocess and not is_test_module(ctx.path):
+        yield from _helper_default_devices(ctx)
+
+
+def _helper_default_devices(ctx: PythonContext) -> Iterator[Report]:
+    """`def load_checkpoint(model, path, map_location="cuda:0"): torch.load(path, map_location=map_location)` in a
+    helper module: a parameter whose default is one fixed GPU, used as a device. The project phase keeps it when
+    every call from the other modules leaves the default and they run as several ranks (not rank 0 alone)."""
+    facts = ctx.facts
+    if "cuda:" not in facts.text or not facts.functions:
+        return
+    model = semantic_model(facts)
+    seen = set()
+    for site, arg, what in _device_parameters(facts):
+        binding = model.binding_of(arg) if isinstance(arg, ast.Name) else None
+        function = binding.scope.node if binding is not None and binding.kind == "parameter" else None
+        if function is None or facts.functions.get(getattr(function, "name", "")) is not function \
+                or len(model.own_scope(function).bindings.get(arg.id, ())) != 1 or _conditional(ctx, site.node):
+            continue
+        device = _fixed_gpu(literal(binding.default), {}) if binding.default is not None else None
+        positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+        if device is None or (function.name, arg.id) in seen:
+            continue
+        seen.add((function.name, arg.id))
+        position = positional.index(arg.id) if arg.id in positional else None
+        if what == "map_location":
+            message = (f"map_location='{short(device, 16)}' (the default of {short(arg.id, 20)}) loads the checkpoint "
+                       "onto the same GPU in every rank; use map_location='cpu'")
+        else:
+            message = (f"'{short(device, 16)}' (the default of {short(arg.id, 20)}) is the same GPU on every rank; "
+                       "pass the rank's own device")
+        yield Report(arg, message, needs=("callers-keep-device-default", (("function", function.name),
+                                                                          ("position", position), ("parameter", arg.id))))
+
+
+def _device_parameters(facts) -> Iterator[tuple]:
+    """(call, the expression that names the device, "map_location" or "device") for torch.load's
+    map_location, `.to(x)`, `torch.device(x)` and the `device=` of torch functions."""
+    for site in facts.calls_to("torch.load"):
+        arg = site.argument(1, "map_location")
+        if arg is not None:
+            yield site, arg, "map_location"
+    for arg, site in _device_arguments(facts):
+        if site.qualname != "torch.cuda.set_device":
+            yield site, arg, "device"
+    for site in facts.calls:
+        if site.qualname and site.qualname.startswith("torch.") and site.keyword("device") is not None:
+            yield site, site.keyword("device"), "device"
+
+
+@decider("callers-keep-device-default")
+def _decide_callers_keep_device_default(finding, project, params):
+    """Keep the finding when the other modules call the function, none binds the parameter, it is not
+    rank 0 alone that calls it, and a caller's program runs as several ranks, each needing its own GPU."""
+    program = project.program
+    function, parameter = params["function"], params["parameter"]
+    if not calls_leaving_default(program, finding.path, function, params["position"], parameter) \
+            or rank_zero_callers(project, finding.path, function):
+        return None
+    for caller in callers_of(program, finding.path, function):
+        if single_process_launches(project, caller) or own_gpu_per_process(project, caller) or any(
+                getattr(program.modules.get(m), "pins_visible_devices", False) for m in program.closure(caller)):
+            continue
+        if several_rank_programs(project, caller):
+            return finding
+    return None
 
 
 @decider("no-imported-device-pin")
