@@ -1,0 +1,3 @@
+"""Load forecasting package."""
+
+__version__ = "0.3.1"

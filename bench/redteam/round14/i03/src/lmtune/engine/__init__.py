@@ -1,0 +1,3 @@
+from .trainer import LMTrainer
+
+__all__ = ["LMTrainer"]

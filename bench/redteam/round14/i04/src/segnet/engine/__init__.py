@@ -1,0 +1,6 @@
+from .base import BaseTrainer
+from .evaluation import EvalMixin
+
+
+class SegTrainer(EvalMixin, BaseTrainer):
+    pass

@@ -1,0 +1,16 @@
+import os
+
+import deepspeed
+import torch
+import torch.distributed as dist
+
+
+def init_distributed() -> int:
+    local_rank = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local_rank)
+    deepspeed.init_distributed(dist_backend="nccl")
+    return local_rank
+
+
+def is_main_process() -> bool:
+    return dist.get_rank() == 0

@@ -1,0 +1,3 @@
+from .trainer import SFTTrainer
+
+__all__ = ["SFTTrainer"]

@@ -1,0 +1,3 @@
+from .trainer import PretrainTrainer
+
+__all__ = ["PretrainTrainer"]

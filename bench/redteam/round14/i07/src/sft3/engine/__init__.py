@@ -1,0 +1,3 @@
+from .trainer import Zero3Trainer
+
+__all__ = ["Zero3Trainer"]

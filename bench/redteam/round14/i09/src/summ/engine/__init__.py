@@ -1,0 +1,3 @@
+from .trainer import SummarizationTrainer
+
+__all__ = ["SummarizationTrainer"]

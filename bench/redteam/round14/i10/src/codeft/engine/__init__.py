@@ -1,0 +1,3 @@
+from .trainer import CodeTrainer
+
+__all__ = ["CodeTrainer"]

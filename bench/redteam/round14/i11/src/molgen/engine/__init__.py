@@ -1,0 +1,3 @@
+from .trainer import OffloadTrainer
+
+__all__ = ["OffloadTrainer"]

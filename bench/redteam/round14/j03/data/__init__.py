@@ -1,0 +1,3 @@
+from .loader import build_loaders
+
+__all__ = ["build_loaders"]
