@@ -36,7 +36,10 @@ map_location, DeepSpeed-Chat-style config functions, sourced env scripts, --no_s
 Trainer worker counts on srun lines), 11/24 at first contact, 16/24 after; 13 (2026-12-03): 24 (14 broken, 10 clean:
 FSDP device_id from a dataclass built by a classmethod, a helper pinning CUDA_VISIBLE_DEVICES per spawn worker,
 decorator-filled dataset registries, parsers built in a get_args() helper, teachers returned by a loader of another
-module, Slurm worker counts through a config handed to a factory), 16/24 at first contact, 22/24 after.
+module, Slurm worker counts through a config handed to a factory), 16/24 at first contact, 22/24 after; 14 (2026-12-03): 24 (14 broken, 10
+clean: src/<pkg> libraries run with `python -m pkg.train`, trainers assembled from mixins, YAML configs read by
+helpers, helpers called through module attributes, DETR/MAE-style research code with init_distributed_mode and misc
+helpers, sbatch launches), 15/24 at first contact.
 """
 from __future__ import annotations
 
