@@ -224,3 +224,53 @@ def test_a_datamodule_loader_without_shuffle_or_with_set_epoch_somewhere_is_clea
     setting = LOOPING_TRAINER.replace("            self._train_epoch()",
                                       "            self.train_loader.sampler.set_epoch(epoch)\n            self._train_epoch()")
     assert _datamodule_rows(project, trainer=setting) == []
+
+
+MIXIN_BASE = """class BaseTrainer:
+    def __init__(self, model, train_loader, epochs):
+        self.model = model
+        self.train_loader = train_loader
+        self.epochs = epochs
+
+    def fit(self):
+        for epoch in range(self.epochs):
+            self.train_one_epoch()
+"""
+MIXINS = """class TrainLoopMixin:
+    def train_one_epoch(self):
+        for batch in self.train_loader:
+            self.model(batch)
+"""
+MIXIN_ENGINE = """from .base import BaseTrainer
+from .mixins import TrainLoopMixin
+
+
+class ClassifierTrainer(TrainLoopMixin, BaseTrainer):
+    pass
+"""
+MIXIN_DATA = """from torch.utils.data import DataLoader, DistributedSampler
+
+
+def build_loaders(ds):
+    sampler = DistributedSampler(ds, shuffle=True)
+    return DataLoader(ds, batch_size=4, sampler=sampler), DataLoader(ds, batch_size=4)
+"""
+MIXIN_MAIN = """import torch.distributed as dist
+
+from pkg import data
+from pkg.engine import ClassifierTrainer
+
+dist.init_process_group("nccl")
+train_loader, val_loader = data.build_loaders(list(range(10)))
+ClassifierTrainer(print, train_loader, 3).fit()
+"""
+
+
+def test_a_trainer_assembled_from_mixins_needs_set_epoch_in_its_bases_epoch_loop(project):
+    files = {"pkg/__init__.py": "", "pkg/data.py": MIXIN_DATA, "pkg/engine/__init__.py": MIXIN_ENGINE,
+             "pkg/engine/base.py": MIXIN_BASE, "pkg/engine/mixins.py": MIXINS, "train.py": MIXIN_MAIN,
+             "run.sh": "torchrun --nproc_per_node 2 train.py\n"}
+    project.write(files)
+    assert [(f.path, f.span.start.row) for f in project.check(select=["DSL302"]).findings] == [("pkg/engine/base.py", 8)]
+    project.write({"pkg/engine/mixins.py": MIXINS.replace("        for batch", "        self.train_loader.sampler.set_epoch(0)\n        for batch")})
+    assert project.check(select=["DSL302"]).findings == []

@@ -519,30 +519,41 @@ class ProgramIndex:
         return function.multiprocess[0], symbol.path, function.multiprocess[1]
 
 
-def epoch_iterated_params(klass: ClassSummary) -> dict[str, tuple]:
-    """`__init__` parameters whose stored attribute the class iterates inside an epoch loop: param ->
-    (method name, loop header span, counter) of the epoch loop (epoch_iterated_attributes)."""
-    loops = epoch_iterated_attributes(klass)
-    return {param: loops[attr] for param, attr in klass.init_stores.items() if attr in loops}
+@dataclass(frozen=True)
+class ClassLoops:
+    """What a project class does with what it is given, over its lineage (ProgramIndex.lineage): the
+    nearest definition of each method wins, as at run time."""
+
+    init: Optional[Symbol]  # the class whose `__init__` runs (its init_stores, init_results say what it keeps)
+    # "self.x" -> (the Symbol whose method holds the epoch loop, method name, loop header span, counter) for
+    # each attribute iterated inside an epoch loop; the loop over the attribute may sit in one method and the
+    # epoch loop around its call in another (`fit()` loops over `self.train_one_epoch()`, a mixin's)
+    loops: dict
+    modules: frozenset  # the lineage's modules (normalised paths)
+
+    def stored_params(self) -> dict:
+        """`__init__` parameters whose stored attribute is iterated inside an epoch loop -> (loop, attribute)."""
+        stores = self.init.klass.init_stores if self.init is not None else {}
+        return {param: (self.loops[attr], attr) for param, attr in stores.items() if attr in self.loops}
 
 
-def epoch_iterated_attributes(klass: ClassSummary) -> dict[str, tuple]:
-    """Attributes (`self.loader`) the class iterates inside an epoch loop.
-
-    Value: (method name, loop header span, counter) of the epoch loop. The loop over the attribute may
-    sit in one method and the epoch loop around its call in another (`run()` loops over
-    `self._train_epoch()`, which iterates `self.loader`).
-    """
-    out = {}
-    for method in klass.methods.values():
+def class_epoch_loops(lineage: list[Symbol]) -> ClassLoops:
+    """ClassLoops of the first class of `lineage`."""
+    methods: dict = {}
+    for symbol in lineage:
+        for name, method in symbol.klass.methods.items():
+            methods.setdefault(name, (symbol, method))
+    loops: dict = {}
+    for symbol, method in methods.values():
         for attr, span, counter in method.epoch_iterated:
-            out.setdefault(attr, (method.name, span, counter))
-    for outer in klass.methods.values():
+            loops.setdefault(attr, (symbol, method.name, span, counter))
+    for symbol, outer in methods.values():
         for called, span, counter in outer.looped_calls:
-            inner = klass.methods.get(called.split(".", 1)[1])
-            for attr in inner.iterated if inner is not None else ():
-                out.setdefault(attr, (outer.name, span, counter))
-    return out
+            inner = methods.get(called.split(".", 1)[1])
+            for attr in inner[1].iterated if inner is not None else ():
+                loops.setdefault(attr, (symbol, outer.name, span, counter))
+    init = methods["__init__"][0] if "__init__" in methods else None
+    return ClassLoops(init, loops, frozenset(norm_path(s.path) for s in lineage))
 
 
 def function_epoch_iterated(function: FunctionSummary) -> dict[str, tuple]:

@@ -21,8 +21,8 @@ from ..facts.program_loads import (ITERABLE_DATASETS, dataset_makers, imported_c
 from ..sources.names import is_library
 from ..facts.objects import arguments_for
 from ..facts.values import UNKNOWN, constructor_fields, imported_constructor_fields, traced_constant
-from ..facts.program import (epoch_iterated_attributes, epoch_iterated_params, function_epoch_iterated,
-                             inherited_epoch_loops, is_test_module, norm_path)
+from ..facts.program import (class_epoch_loops, function_epoch_iterated, inherited_epoch_loops, is_test_module,
+                             norm_path)
 from ..facts.script import (CallSite, Context, ScriptFacts, assigned_name, enclosing_functions, epoch_counter,
                             iterated_expression, literal)
 from ..fixes import append_keyword, codemod_fixer, keyword_arg, make_fix, node_at, with_import
@@ -839,24 +839,25 @@ def sampler_epoch_loop_in_another_module(ctx: SetupContext) -> Iterator[Report]:
         for call in exports.calls:
             shuffled = [a for a in call.arguments if _shuffling_loader(project, caller, a)]
             symbol = program.symbol(caller, call.local) if shuffled else None
-            if symbol is None or project.modules.get(symbol.path, exports).calls_set_epoch:
+            if symbol is None:
                 continue
-            if symbol.klass is not None:
-                loops, init = epoch_iterated_params(symbol.klass), symbol.klass.methods.get("__init__")
+            if symbol.klass is not None:  # (its __init__, epoch loop and loop over the loader may be its bases')
+                found = class_epoch_loops(program.lineage(symbol.path, symbol.name) or [symbol])
+                init = found.init.klass.methods["__init__"] if found.init is not None else None
+                loops, modules = found.stored_params(), found.modules
             else:
-                loops, init = function_epoch_iterated(symbol.function), symbol.function
-            if init is None:
+                init, modules = symbol.function, {norm_path(symbol.path)}
+                loops = {param: ((symbol, *loop), param) for param, loop in function_epoch_iterated(symbol.function).items()}
+            if init is None or _may_set_epoch(program, modules):
                 continue
             for argument in shuffled:
                 param = init.param_for(argument.position, argument.keyword, method=symbol.klass is not None)
                 if param not in loops:
                     continue
-                _, span, counter = loops[param]
-                stored = symbol.klass.init_stores[param] if symbol.klass is not None else param
-                fix = _loop_set_epoch_fix(stored, span, counter)
+                (holder, _, span, counter), stored = loops[param]
                 yield Report(span, f"this epoch loop never calls {short(stored, 24)}.sampler.set_epoch(epoch) (loader "
                              f"from {file_label(caller, 20)}:{argument.loader_row}), so every epoch repeats one "
-                             "order; add the call", fix=fix, path=symbol.path)
+                             "order; add the call", fix=_loop_set_epoch_fix(stored, span, counter), path=holder.path)
 
 
 @program_check("DSL302")
@@ -931,29 +932,28 @@ def datamodule_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
         for call in exports.calls:
             made = [a for a in call.arguments if a.made_by]
             symbol = program.symbol(caller, call.local) if made else None
-            klass = symbol.klass if symbol is not None else None
-            init = klass.methods.get("__init__") if klass is not None and klass.init_results else None
-            if init is None:
+            found = class_epoch_loops(program.lineage(symbol.path, symbol.name) or [symbol]) \
+                if symbol is not None and symbol.klass is not None else None
+            if found is None or found.init is None or not found.init.klass.init_results:
                 continue
-            loops = epoch_iterated_attributes(klass)
+            init, loops = found.init.klass.methods["__init__"], found.loops
             for argument in made:
                 param = init.param_for(argument.position, argument.keyword, method=True)
                 instance = program.symbol(caller, argument.made_by)
                 if param is None or instance is None or instance.klass is None:
                     continue
-                for attr, (given, method) in klass.init_results.items():
+                for attr, (given, method) in found.init.klass.init_results.items():
                     returner = instance.klass.methods.get(method) if given == param and attr in loops else None
                     loader = returner.loader_returned(None) if returner is not None else None
                     if loader is None or loader[0] != "distributed-shuffle":
                         continue
-                    modules = program.program_modules(caller) | {symbol.path, instance.path}
-                    if _may_set_epoch(program, modules):
+                    if _may_set_epoch(program, program.program_modules(caller) | found.modules | {norm_path(instance.path)}):
                         continue
-                    _, span, counter = loops[attr]
+                    holder, _, span, counter = loops[attr]
                     yield Report(span, f"this epoch loop never calls {short(attr, 24)}.sampler.set_epoch(epoch) (loader "
                                  f"from {short(instance.name, 20)}.{short(method, 24)} in {file_label(instance.path, 20)}:"
                                  f"{loader[1]}), so every epoch repeats one order; add the call",
-                                 fix=_loop_set_epoch_fix(attr, span, counter), path=symbol.path)
+                                 fix=_loop_set_epoch_fix(attr, span, counter), path=holder.path)
 
 
 def _loop_set_epoch_fix(loader: str, span, counter: str):
