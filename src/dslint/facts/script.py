@@ -157,7 +157,8 @@ class ScriptFacts:
         return found
 
 
-_ITERATION_WRAPPERS = ("enumerate", "tqdm", "zip", "iter", "track", "progress_bar")
+# (`log_every`: the MetricLogger of DETR, DeiT, MAE, DINO and the torchvision references yields from its first argument)
+_ITERATION_WRAPPERS = ("enumerate", "tqdm", "zip", "iter", "track", "progress_bar", "log_every")
 
 
 def iterated_expression(expr: ast.AST) -> ast.AST:

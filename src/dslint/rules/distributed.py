@@ -480,6 +480,10 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
             epoch_loop, hopped = _epoch_loop_calling_method(ctx, loaders), True
         if epoch_loop is None:
             epoch_loop = _endless_generator_over(ctx, loaders)  # `loader = sample_data(loader)`
+        iterated_by = None
+        if epoch_loop is None:  # `for epoch in ...: train_one_epoch(model, loader)`, a function that iterates it
+            epoch_loop, iterated_by = _epoch_loop_handing_over(ctx, loaders)
+            hopped = False  # (the epoch loop is here, beside the loader)
         if epoch_loop is None:
             continue
         # (None has no set_epoch; a sampler bound in another method is no name in the epoch loop's)
@@ -489,6 +493,8 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
         needs = ("set-epoch-in-callee", (("calls", passed),)) if passed else None
         if hopped:  # (the loop hands the trainer itself to hooks: no module of the program may set the epoch)
             needs = ("set-epoch-in-program", (("calls", passed),))
+        if iterated_by:  # (an imported function: once linked, it must iterate the loader and not set the epoch)
+            needs = ("loader-iterated-by-callee", (("calls", passed), ("iterated_by", iterated_by)))
         # (through a method the epoch loop calls, the loader may not exist yet at the loop's start)
         when = "before each pass over the loader" if hopped else "at the start of each epoch"
         yield Report(site.node, f"{short(sampler, 30)}.set_epoch(epoch) is never called, so every epoch (loop on line "
@@ -516,6 +522,59 @@ def _handed_to_project_functions(facts: ScriptFacts, epoch_loop: ast.AST, names:
             if keyword.arg and dotted(keyword.value) in names:
                 found.append((callee, None, keyword.arg))
     return tuple(found)
+
+
+def _epoch_loop_handing_over(ctx: PythonContext, loaders: set) -> tuple[Optional[ast.AST], tuple]:
+    """The loop (a `for`, or a `while` with an epoch counter) that calls a function with one of `loaders`
+    for it to iterate (`for epoch in ...: train_one_epoch(model, loader, ...)`): (the loop, ()) for a
+    function of this module whose body loops over that parameter, (the loop, the calls as
+    _handed_to_project_functions gives them) for an imported project function (decided once linked);
+    (None, ()) when there is no such loop."""
+    facts = ctx.facts
+    for site in facts.calls:
+        loop = site.ctx.loops[-1] if site.ctx.loops else None
+        if loop is None or not (isinstance(loop, ast.For) or epoch_counter(loop)) or not any(
+                dotted(a) in loaders for a in (*site.node.args, *(k.value for k in site.node.keywords))):
+            continue
+        function = facts.functions.get(site.node.func.id) if isinstance(site.node.func, ast.Name) else None
+        if function is not None and semantic_model(facts).binding_of(site.node.func) is not None:
+            params = [a.arg for a in function.args.args]
+            handed = {params[i] for i, a in enumerate(site.node.args) if i < len(params) and dotted(a) in loaders}
+            handed |= {k.arg for k in site.node.keywords if dotted(k.value) in loaders}
+            if any(isinstance(n, ast.For) and dotted(iterated_expression(n.iter)) in handed for n in ast.walk(function)):
+                return loop, ()
+            continue
+        passed = _handed_to_project_functions(facts, loop, loaders)
+        passed = tuple(p for p in passed if p[0] == (f"{site.receiver}.{site.attr}" if site.receiver else site.attr))
+        if passed:
+            return loop, passed
+    return None, ()
+
+
+@decider("loader-iterated-by-callee")
+def _decide_loader_iterated_by_callee(finding, project, params):
+    """Keep the finding when one project function the epoch loop hands the loader to iterates that
+    parameter, and no module of the program may set an epoch (the loader may travel further)."""
+    return finding if _iterated_without_set_epoch(project, finding.path, params["iterated_by"]) else None
+
+
+def _iterated_without_set_epoch(project, path: str, calls) -> bool:
+    program = project.program
+    return _callee_iterates(project, path, calls) and not _may_set_epoch(program, program.program_modules(path))
+
+
+def _callee_iterates(project, path: str, calls) -> bool:
+    """Does one of these project functions ((callee, position, keyword)) loop over the parameter it is given?"""
+    for callee, index, keyword in calls or ():
+        symbol = project.program.callee(path, callee)
+        function = symbol.function if symbol is not None else None
+        if function is None:
+            continue
+        positional = function.params[1:] if symbol.klass is not None else function.params
+        param = keyword or (positional[index] if index is not None and index < len(positional) else None)
+        if param is not None and param in function.iterated:
+            return True
+    return False
 
 
 @decider("set-epoch-in-callee")
@@ -576,14 +635,17 @@ def _factory_loaders_in_epoch_loops(ctx: PythonContext) -> Iterator[Report]:
     here: DSL302 when, once linked, the function's loader has a shuffling DistributedSampler."""
     facts = ctx.facts
     for site, name, index, callee in _factory_results(ctx):
-        epoch_loop = _epoch_loop_over(ctx, {name})
+        epoch_loop, iterated_by = _epoch_loop_over(ctx, {name}), ()
+        if epoch_loop is None:  # `for epoch in ...: train_one_epoch(model, train_loader)`
+            epoch_loop, iterated_by = _epoch_loop_handing_over(ctx, {name})
         if epoch_loop is None:
             continue
         fix = set_epoch_fix(facts, epoch_loop, f"{name}.sampler")
         passed = _handed_to_project_functions(facts, epoch_loop, {name, f"{name}.sampler"})
         yield Report(site.node, f"{short(name, 20)}.sampler.set_epoch(epoch) is never called, so every epoch (loop on line "
                      f"{epoch_loop.lineno}) repeats the same shuffle; call it at the start of each epoch", fix=fix,
-                     needs=("factory-loader-shuffles", (("callee", callee), ("index", index), ("calls", passed))))
+                     needs=("factory-loader-shuffles", (("callee", callee), ("index", index), ("calls", passed),
+                                                        ("iterated_by", iterated_by))))
     yield from _factory_calls_iterated_each_epoch(ctx)
 
 
@@ -623,6 +685,8 @@ def _decide_factory_loader_shuffles(finding, project, params):
     found = _factory_loader(project, finding.path, params["callee"], params["index"])
     if found is None or found[0] != "distributed-shuffle" or _callee_may_set_epoch(project, finding.path, params.get("calls")):
         return None
+    if params.get("iterated_by") and not _iterated_without_set_epoch(project, finding.path, params["iterated_by"]):
+        return None  # (handed to a function that does not loop over it: not known to be a pass per epoch)
     symbol, row = found[1], found[2]
     return replace(finding, message=finding.message.replace(
         "is never called,", f"is never called (loader: {file_label(symbol.path, 20)}:{row}),", 1))
