@@ -148,6 +148,9 @@ class FunctionSummary:
     # (label, why, kind, row, flags): a collective every rank calling it reaches (with flags: when the
     # call passes one of these parameters, default False, a value that may be true; collectives.py)
     collective: Optional[tuple] = None
+    # the imported project functions it calls outside any `if` (`misc.all_reduce_mean(x)` in an `evaluate`):
+    # a collective one of them reaches on every rank is reached by every rank that calls this one
+    calls_unguarded: tuple = ()
     returns_optimizer: Optional[tuple] = None  # (torch.optim class, constructor span, keywords) it builds and returns
     # ("DDP" | "FSDP", row) when every `return` gives a DDP/FSDP(...) call (or a name bound to one)
     returns_wrapper: Optional[tuple] = None
@@ -455,6 +458,11 @@ class _Summariser:
                 summary.set_epoch_params += tuple(p for p in reached if p not in summary.set_epoch_params)
             if site.ctx.loops and site.receiver == "self":
                 looped_calls.append((f"self.{site.attr}", *self.loop_position(site.ctx.loops[0])))
+            if not site.ctx.guards and site.ctx.function is node and site.calls_project_name(self.facts.imports) \
+                    and not _evaluated_sometimes(self.model, site.node):
+                local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+                if local not in summary.calls_unguarded:
+                    summary.calls_unguarded += (local,)
         for loop, ctx in fors:
             name = dotted(iterated_expression(loop.iter))
             if name:
@@ -644,6 +652,19 @@ def init_stores(init: ast.AST, assignments: list) -> dict:
                 if name and name.startswith("self.") and isinstance(right, ast.Name) and right.id in params:
                     stores.setdefault(right.id, name)
     return stores
+
+
+def _evaluated_sometimes(model, node: ast.AST) -> bool:
+    """Is `node` in a part of its statement that may not run: an arm of `a if c else b`, a later operand
+    of `and`/`or`, a comprehension's element?"""
+    child, parent = node, model.parent_of(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.IfExp) and child is not parent.test or isinstance(parent, ast.BoolOp) \
+                and child is not parent.values[0] or isinstance(parent, (ast.ListComp, ast.SetComp, ast.DictComp,
+                                                                         ast.GeneratorExp, ast.Lambda)):
+            return True
+        child, parent = parent, model.parent_of(parent)
+    return False
 
 
 def init_results(init: ast.AST, assignments: list) -> dict:
@@ -1377,7 +1398,7 @@ def _says_something(function: FunctionSummary) -> bool:
                 or function.returns_pretrained
                 or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
-                or function.collective or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass
+                or function.collective or function.calls_unguarded or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads or function.spawns
                 or function.starts_group or function.returns_trainer or function.deepspeed_args

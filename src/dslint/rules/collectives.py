@@ -120,6 +120,23 @@ def _gated_project_calls(facts: ScriptFacts) -> Iterator[Report]:
                                                           ("entered", entered))))
 
 
+def _collective_of_callees(program, symbol, function, depth: int = 2) -> tuple:
+    """(collective, Symbol of the function that makes it) of the first imported project function that
+    `function` calls outside any `if` and that reaches a collective on every rank without flags (one
+    more hop at most); (None, symbol) when none does."""
+    for local in function.calls_unguarded if depth else ():
+        callee = program.symbol(symbol.path, local)
+        inner = callee.function if callee is not None else None
+        if inner is None:
+            continue
+        if inner.collective is not None and not inner.collective[4]:
+            return inner.collective, callee
+        found, where = _collective_of_callees(program, callee, inner, depth - 1)
+        if found is not None:
+            return found, where
+    return None, symbol
+
+
 def _same_project_call(node: ast.Call, callee: Optional[str]):
     """For `paired_under_complement`: a call of the same imported function with the same arguments."""
     shape = (ast.dump(ast.Tuple(node.args)), ast.dump(ast.Tuple([k.value for k in node.keywords])),
@@ -141,6 +158,9 @@ def _decide_gated_project_call(finding, project, params):
         function, method = next(((symbol.klass.methods[n], n) for n in names
                                  if n in symbol.klass.methods and symbol.klass.methods[n].collective), (None, ""))
     found = function.collective if function is not None else None
+    if found is None and function is not None and not method:
+        # (`evaluate()` calls `misc.all_reduce_mean(...)` outside any `if`, and that reaches dist.all_reduce)
+        found, symbol = _collective_of_callees(project.program, symbol, function)
     if found is None:
         return None
     label, _, kind, row, flags = found
