@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dslint.facts.module_summary import ClassSummary, FunctionSummary, ImportRef, ModuleExports
-from dslint.facts.program import ProgramIndex, epoch_iterated_params
+from dslint.facts.program import ProgramIndex, Symbol, class_epoch_loops
 
 
 def module(*imports, main=False, functions=(), classes=(), selects_device=False):
@@ -113,9 +113,28 @@ def test_epoch_loop_in_one_method_over_a_call_of_another():
     init = FunctionSummary("__init__", 5, params=("self", "model", "loader"))
     trainer = ClassSummary("Trainer", 4, methods={"__init__": init, "run": run, "_train_epoch": epoch},
                            init_stores={"loader": "self.loader", "model": "self.model"})
-    assert epoch_iterated_params(trainer) == {"loader": ("run", span, "self.epochs")}
+    symbol = Symbol("trainer.py", "Trainer", klass=trainer)
+    found = class_epoch_loops([symbol])
+    assert found.init is symbol and found.modules == {"trainer.py"}
+    assert found.stored_params() == {"loader": ((symbol, "run", span, "self.epochs"), "self.loader")}
     assert init.param_for(1, None, method=True) == "loader"
     assert init.param_for(None, "loader", method=True) == "loader"
+
+
+def test_epoch_loop_of_a_base_over_an_attribute_a_mixin_iterates():
+    span = object()
+    base = ClassSummary("Base", 1, methods={
+        "__init__": FunctionSummary("__init__", 2, params=("self", "loader")),
+        "fit": FunctionSummary("fit", 5, params=("self",), looped_calls=(("self.epoch", span, "e"),))},
+        init_stores={"loader": "self.loader"})
+    mixin = ClassSummary("Loop", 1, methods={"epoch": FunctionSummary("epoch", 2, params=("self",),
+                                                                        iterated=("self.loader",))})
+    joined = ClassSummary("Trainer", 1)
+    lineage = [Symbol("t.py", "Trainer", klass=joined), Symbol("m.py", "Loop", klass=mixin),
+               Symbol("b.py", "Base", klass=base)]
+    found = class_epoch_loops(lineage)
+    assert found.init is lineage[2] and found.modules == {"t.py", "m.py", "b.py"}
+    assert found.stored_params() == {"loader": ((lineage[2], "fit", span, "e"), "self.loader")}
 
 
 def test_a_function_is_referenced_only_by_imports_that_resolve_to_its_module():
