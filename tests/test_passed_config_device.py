@@ -69,3 +69,54 @@ def test_a_factory_or_caller_that_sets_the_field_is_silent(make_project):
 
 def test_one_process_is_silent(project):
     assert rows(project, launch=1) == []
+
+
+DEVICE_CONFIG = '''from dataclasses import dataclass
+
+
+@dataclass
+class TrainConfig:
+    epochs: int = 20
+    device: str = "cuda:0"
+'''
+TRAINER = '''import torch
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
+class Trainer:
+    def __init__(self, cfg, model):
+        self.cfg = cfg
+        self.device = torch.device(cfg.device)
+        self.model = DDP(model.to(self.device))
+'''
+REPLACE_TRAIN = '''import dataclasses
+import os
+
+import torch
+import torch.distributed as dist
+
+from configs import TrainConfig
+from trainer import Trainer
+
+torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+dist.init_process_group("nccl")
+cfg = dataclasses.replace(TrainConfig(), KEYWORDS)
+Trainer(cfg, torch.nn.Linear(2, 2))
+'''
+
+
+def trainer_rows(project, keywords="epochs=3", launch=4):
+    project.write({"configs.py": DEVICE_CONFIG, "trainer.py": TRAINER,
+                   "train.py": REPLACE_TRAIN.replace("KEYWORDS", keywords),
+                   "run.sh": f"torchrun --nproc_per_node {launch} train.py\n"})
+    return [(f.path, f.span.start.row) for f in project.check(select=["DSL101"]).findings]
+
+
+def test_a_string_device_default_kept_through_dataclasses_replace_into_a_class_is_reported(project):
+    assert trainer_rows(project) == [("trainer.py", 8)]
+
+
+def test_replace_setting_the_device_or_one_process_is_silent(make_project):
+    assert trainer_rows(make_project("set"), keywords="device=f\"cuda:{os.environ['LOCAL_RANK']}\"") == []
+    assert trainer_rows(make_project("any"), keywords="**{}") == []
+    assert trainer_rows(make_project("one"), launch=1) == []

@@ -48,7 +48,14 @@ def _instance(model, facts: ScriptFacts, slot, arg: ast.AST) -> Optional[tuple]:
     built = model.value_of(arg) if isinstance(arg, ast.Name) else arg
     if not isinstance(built, ast.Call) or not dotted(built.func):
         return None
-    func, fields = built.func, {k.arg or ANY_FIELD for k in built.keywords}
+    replaced: set = set()
+    if model.resolve(built.func) == "dataclasses.replace" and len(built.args) == 1:
+        # `dataclasses.replace(TrainConfig(), epochs=args.epochs)`: a fresh instance with those fields set
+        replaced = {k.arg or ANY_FIELD for k in built.keywords}
+        built = built.args[0]
+        if not isinstance(built, ast.Call) or not dotted(built.func):
+            return None
+    func, fields = built.func, {k.arg or ANY_FIELD for k in built.keywords} | replaced
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.attr[:1].islower():
         # `FSDPConfig.from_args(args)`: a classmethod of the class (the linker checks it is one and reads
         # which fields it sets); `configs.DataConfig()` is a class of a module
@@ -125,12 +132,19 @@ def config_parameter_field(model, facts: ScriptFacts, expr) -> Optional[tuple]:
     binding = model.binding_of(expr.value)
     if binding is None or binding.kind != "parameter" or binding.position is None:
         return None
-    function = binding.scope.node
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function not in facts.tree.body:
+    function, position = binding.scope.node, binding.position
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    owner = next((c for c in facts.tree.body if isinstance(c, ast.ClassDef) and function in c.body), None) \
+        if function.name == "__init__" else None
+    if owner is not None and position > 0:  # `Trainer(cfg, ...)`: the class's callers pass what __init__ reads
+        function, position = owner, position - 1
+    elif function not in facts.tree.body:
         return None
     defined = model.own_scope(facts.tree).bindings.get(function.name, [])
     if len(defined) != 1 or model.uses_of(defined[0]):
         return None  # (called here too: those calls are not read)
-    if not only_field_reads(model, binding, methods=True):
+    # (in __init__, `self.cfg = cfg` keeps the instance: nothing can change it before a read there)
+    if not only_field_reads(model, binding, methods=True, kept_on_self=owner is not None):
         return None
-    return function.name, binding.position, binding.name, expr.attr
+    return function.name, position, binding.name, expr.attr

@@ -125,12 +125,13 @@ def _pretrained(program: "ProgramIndex", importer: str, argument) -> bool:
 MACHINE_DEFAULT = "machine"  # instance_field_default's answer for a field defaulting to the CPU count
 
 
-def instance_field_default(project, path: str, name: str, position: int, parameter: str, field: str):
+def instance_field_default(project, path: str, name: str, position: int, parameter: str, field: str,
+                           kinds: tuple = (int,)):
     """The default of `field` of the config object every caller in the other modules passes `name` of
     `path` as `parameter` (at `position`): each call gives a fresh instance of one project class
     (`build_loader(DataConfig())`) that leaves `field` alone (instance_arguments): the class's literal
-    default, or MACHINE_DEFAULT for `field(default_factory=os.cpu_count)`; None when a call passes
-    something else, the classes differ, or a module imports the function without calling it."""
+    default (of one of `kinds`), or MACHINE_DEFAULT for `field(default_factory=os.cpu_count)`; None when a
+    call passes something else, the classes differ, or a module imports the function without calling it."""
     from .instance_arguments import ANY_FIELD, FACTORY_PREFIX
 
     program = project.program
@@ -164,7 +165,7 @@ def instance_field_default(project, path: str, name: str, position: int, paramet
                     answers.add(MACHINE_DEFAULT)
                 else:
                     value = symbol.klass.field_defaults.get(field)
-                    if not isinstance(value, int) or isinstance(value, bool):
+                    if not isinstance(value, kinds) or isinstance(value, bool):
                         return None
                     answers.add(value)
     return answers.pop() if len(answers) == 1 else None

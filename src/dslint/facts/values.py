@@ -970,12 +970,15 @@ def argparse_source(model: SemanticModel, expr: ast.AST) -> Optional[tuple[str, 
     return dest, parsed.specs[dest].default
 
 
-def only_field_reads(model: SemanticModel, binding: Binding, methods: bool = False) -> bool:
+def only_field_reads(model: SemanticModel, binding: Binding, methods: bool = False, kept_on_self: bool = False) -> bool:
     """Is every use of the binding a read of one of its attributes (`cfg.lr`), never a store, never the
     name handed on or returned, and (unless `methods`) never a method called on it (`cfg.update()` may
-    set any field)?"""
+    set any field)? With `kept_on_self`, `self.cfg = cfg` (the whole statement) counts as a read."""
     for use in model.uses_of(binding):
         parent = model.parent_of(use)
+        if kept_on_self and isinstance(parent, ast.Assign) and parent.value is use and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], ast.Attribute) and dotted(parent.targets[0].value) == "self":
+            continue
         if not (isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)):
             return False
         if not methods:

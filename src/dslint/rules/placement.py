@@ -241,7 +241,7 @@ def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
         """`device_id=cfg.device_id` in a module-level function of this module that only other modules
         call, `cfg` its parameter: the field's default when every caller passes a fresh instance of a
         project config class that leaves the field alone (`_decide_passed_config_device`)."""
-        found = config_parameter_field(model, facts, arg)
+        found = config_parameter_field(model, facts, _device_of_one_argument(model, arg) or arg)
         if found is None or ("param", found) in origins:
             return None
         origins.add(("param", found))
@@ -499,7 +499,7 @@ def _decide_passed_config_device(finding, project, params):
     if single_process_launches(project, finding.path) or own_gpu_per_process(project, finding.path):
         return None
     function, position, parameter, field = params["field"]
-    value = instance_field_default(project, norm_path(finding.path), function, position, parameter, field)
+    value = instance_field_default(project, norm_path(finding.path), function, position, parameter, field, (int, str))
     device = _fixed_gpu(value, params) if value != MACHINE_DEFAULT else None
     if device is None:
         return None
