@@ -1415,18 +1415,14 @@ def _keep_what_matters(exports: ModuleExports) -> None:
     """Drop the summaries that state nothing a rule asks (most functions): every worker pickles
     its summaries back and the cache stores them."""
     exports.functions = {name: f for name, f in exports.functions.items() if _says_something(f)}
-    for name, klass in list(exports.classes.items()):
+    for klass in exports.classes.values():
+        # (every class stays, its methods dropped when none says anything: a class left out would break the
+        # lineage through it, `class Trainer(StepMixin, Base)` with a mixin a rule asks about)
         if not any(_says_something(m) for m in klass.methods.values()):
-            # (a loader a subclass elsewhere may iterate; a class left out breaks the lineage through it)
-            strategy = any(base.endswith("DeepSpeedStrategy") for base in klass.bases)  # (returned_strategies reads it)
-            # (a class that only joins project bases, `class Trainer(DataMixin, LoopMixin): pass`, is their lineage)
-            if not klass.field_defaults and not klass.module_hops and not klass.derived and not klass.keeps_rank_share \
-                    and not strategy \
-                    and not any(k for k, _ in klass.attributes.values()):
-                del exports.classes[name]
-                continue
-            klass.dropped_methods = tuple(klass.methods)
-            klass.methods = {}
+            # (an `__init__` that stores its parameters says which a caller's arguments land in)
+            kept = {"__init__": klass.methods["__init__"]} if klass.init_stores and "__init__" in klass.methods else {}
+            klass.dropped_methods = tuple(m for m in klass.methods if m not in kept)
+            klass.methods = kept
 
 
 # Megatron-style parallel state (`mpu.get_tensor_model_parallel_rank()`, `parallel_state.initialize_model_parallel`),

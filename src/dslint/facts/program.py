@@ -543,6 +543,10 @@ def class_epoch_loops(lineage: list[Symbol]) -> ClassLoops:
     for symbol in lineage:
         for name, method in symbol.klass.methods.items():
             methods.setdefault(name, (symbol, method))
+        for name in symbol.klass.dropped_methods:  # (defined there, saying nothing: it still hides the bases')
+            methods.setdefault(name, (symbol, None))
+    init = methods["__init__"][0] if methods.get("__init__", (None, None))[1] is not None else None
+    methods = {name: found for name, found in methods.items() if found[1] is not None}
     loops: dict = {}
     for symbol, method in methods.values():
         for attr, span, counter in method.epoch_iterated:
@@ -552,7 +556,6 @@ def class_epoch_loops(lineage: list[Symbol]) -> ClassLoops:
             inner = methods.get(called.split(".", 1)[1])
             for attr in inner[1].iterated if inner is not None else ():
                 loops.setdefault(attr, (symbol, outer.name, span, counter))
-    init = methods["__init__"][0] if "__init__" in methods else None
     return ClassLoops(init, loops, frozenset(norm_path(s.path) for s in lineage))
 
 

@@ -1271,7 +1271,10 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
     # Without a DDP built here, only `self.x.module(...)` of a class given the wrapper elsewhere.
     candidates = facts.of_type(ast.Call) if local else [
         (s.node, s.ctx) for s in facts.method_calls("module") + facts.method_calls("forward") if s.ctx.class_]
-    aliases = _module_alias_names(facts) if local else set()
+    aliases = _module_alias_names(facts) if local or "module" in facts.text else set()
+    if not local and aliases:  # `core = getattr(self.model, "module", self.model)` ... `core(**batch)` in a class
+        candidates += [(s.node, s.ctx) for s in facts.calls if s.ctx.class_ and s.receiver is None
+                       and isinstance(s.node.func, ast.Name) and s.node.func.id in aliases]
     for node, where in candidates:
         owner, label = _module_hop_owner(node.func), f"{short(ast.unparse(node.func), 30)}(...)"
         if owner is None and isinstance(node.func, ast.Name) and node.func.id in aliases:
@@ -1281,7 +1284,8 @@ def ddp_module_bypass(ctx: PythonContext) -> Iterator[Report]:
             continue
         needs = None
         if not (local and _is_ddp(model, owner)):
-            needs = _init_parameter(model, owner) or (_imported_dataclass_field(model, owner) if local else None)
+            needs = _init_parameter(model, owner) or (_imported_dataclass_field(model, owner) if local else None) \
+                or _mixin_attribute(model, owner, where)
             if needs is None:
                 continue
         wrapper = dotted(owner)
@@ -1311,6 +1315,41 @@ def _init_parameter(model: SemanticModel, owner: ast.expr) -> Optional[tuple]:
         return None  # the class is built here, and `_is_ddp` found what these calls pass is no DDP
     return ("init-argument-is-ddp", (("klass", cls.node.name), ("param", binding.name),
                                      ("position", binding.position - 1)))
+
+
+def _mixin_attribute(model: SemanticModel, owner: ast.expr, where) -> Optional[tuple]:
+    """`self.model` in a method of a module-level class that never stores it (a mixin): the decider's
+    question whether the classes built on it store a DDP wrapper there from their `__init__`."""
+    klass = where.class_
+    if not (isinstance(owner, ast.Attribute) and dotted(owner.value) == "self") or klass is None \
+            or klass not in model.facts.tree.body or model.attribute_stores(owner.attr) and any(
+                dotted(store.value) == "self" for store in model.attribute_stores(owner.attr)):
+        return None
+    return ("mixin-attribute-is-ddp", (("klass", klass.name), ("attr", dotted(owner))))
+
+
+@decider("mixin-attribute-is-ddp")
+def _decide_mixin_attribute_is_ddp(finding, project, params):
+    """Keep the mixin's `self.x.module(...)` when a project class built on the mixin stores a parameter
+    of its `__init__` in `self.x` and every call of that class that says what it passes gives a DDP
+    wrapper for it."""
+    program, here = project.program, norm_path(finding.path)
+    for path, exports in project.modules.items():
+        for name in exports.classes:
+            lineage = program.lineage(path, name)
+            if len(lineage) < 2 or not any(s.name == params["klass"] and norm_path(s.path) == here for s in lineage[1:]):
+                continue
+            init = class_epoch_loops(lineage).init
+            init_method = init.klass.methods.get("__init__") if init is not None else None
+            param = next((p for p, attr in init.klass.init_stores.items() if attr == params["attr"]), None) \
+                if init_method is not None else None
+            if param is None:
+                continue
+            position = init_method.params.index(param) - 1 if param in init_method.params else None
+            ask = {"klass": name, "param": param, "position": position, "path": program.display.get(path, path)}
+            if _decide_init_argument_is_ddp(finding, project, ask) is not None:
+                return finding
+    return None
 
 
 def _imported_dataclass_field(model: SemanticModel, owner: ast.expr) -> Optional[tuple]:
@@ -1344,7 +1383,7 @@ def _decide_init_argument_is_ddp(finding, project, params):
         for call in exports.calls:
             symbol = program.symbol(caller, call.local)
             if symbol is None or symbol.klass is None or symbol.name != params["klass"] \
-                    or norm_path(symbol.path) != norm_path(finding.path):
+                    or norm_path(symbol.path) != norm_path(params.get("path", finding.path)):
                 continue
             given = next((a for a in call.arguments if a.keyword == params["param"] or
                           (a.position is not None and a.position == params["position"])), None)
