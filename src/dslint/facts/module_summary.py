@@ -829,7 +829,7 @@ def _assignments_of_calls(facts: ScriptFacts, imported) -> list:
     for site in facts.calls:
         statement = site.ctx.parent
         head = (site.receiver or site.attr or "").split(".", 1)[0]
-        if head in imported and isinstance(statement, ast.Assign) and statement.value is site.node \
+        if head in imported and not _library_call(facts, head) and isinstance(statement, ast.Assign) and statement.value is site.node \
                 and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and dotted(site.node.func):
             out.append((site.node, statement))
     return out
