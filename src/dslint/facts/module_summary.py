@@ -224,6 +224,8 @@ class ClassSummary:
     # classmethod -> the fields it passes to `cls(...)` ("*": any) when its every return is such a call
     # (`def from_args(cls, args): return cls(sharding=args.sharding)`): the others keep their defaults
     factory_fields: dict = field(default_factory=dict)
+    # "self.x" its methods bind to the engine of deepspeed.initialize (`self.engine, self.optimizer, _, _ = ...`)
+    engine_attributes: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -246,6 +248,9 @@ class ArgumentFact:
     # local name. FunctionSummary.returns_pretrained of it says whether that is an untouched pretrained
     # model; a class, what its methods give (a loader method of a datamodule)
     made_by: Optional[str] = None
+    # `self.engine` passed from a method of a module-level class (a mixin's `checkpoint.save(self.engine)`):
+    # (that class, "self.engine"); what the classes built on it store there says what it holds
+    self_attribute: Optional[tuple] = None
 
 
 @dataclass(frozen=True)
@@ -552,6 +557,7 @@ class _Summariser:
                 if site.ctx.class_ is node and (site.receiver or "").endswith(".module")}
             summary.module_hops = tuple(p for p, attr in summary.init_stores.items() if attr in hops)
         summary.attributes = self.attributes(node)
+        summary.engine_attributes = _engine_attributes(self.facts, node)
         summary.keeps_rank_share = bool(node.bases) and class_keeps_rank_share(self.facts, node)
         summary.derived = any(_project_base(self.facts, base) for base in node.bases)
         if not summary.derived:
@@ -652,6 +658,26 @@ def init_stores(init: ast.AST, assignments: list) -> dict:
                 if name and name.startswith("self.") and isinstance(right, ast.Name) and right.id in params:
                     stores.setdefault(right.id, name)
     return stores
+
+
+def _engine_attributes(facts: ScriptFacts, klass: ast.ClassDef) -> tuple:
+    """ClassSummary.engine_attributes: `self.x` targets given the first element of deepspeed.initialize(...)
+    in a method of the class (unpacked, or `[0]` of it)."""
+    found = []
+    for site in facts.calls_to(DEEPSPEED_INITIALIZE):
+        statement = site.ctx.parent
+        if site.ctx.class_ is not klass or not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0]
+        if statement.value is site.node and isinstance(target, (ast.Tuple, ast.List)) and target.elts:
+            target = target.elts[0]
+        elif not (isinstance(statement.value, ast.Subscript) and statement.value.value is site.node
+                  and literal(statement.value.slice) == 0):
+            continue
+        name = dotted(target)
+        if name and name.startswith("self.") and name.count(".") == 1 and name not in found:
+            found.append(name)
+    return tuple(found)
 
 
 def _evaluated_sometimes(model, node: ast.AST) -> bool:
@@ -765,7 +791,8 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
         # (what a library's call is given is of no interest to another project module's summary)
         followed = (returned or summariser.builds_wrappers or pretrained or helper_made.any()) \
             and not _library_call(facts, head)
-        if not loaders and not followed:
+        klass = site.ctx.class_ if site.ctx.class_ in facts.tree.body and not _library_call(facts, head) else None
+        if not loaders and not followed and klass is None:
             continue
         given = [(p, None, a) for p, a in enumerate(site.node.args)]
         given = given[:next((p for p, _, a in given if isinstance(a, ast.Starred)), len(given))]
@@ -776,9 +803,12 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
             wrapper = summariser.wrapper_kind(arg) if loader is None and source is None and followed else None
             fresh = isinstance(arg, ast.Name) and pretrained.get(arg.id) is site.node
             made = helper_made.get(arg.id) if isinstance(arg, ast.Name) else None
+            held = (klass.name, dotted(arg)) if klass is not None and wrapper is None and isinstance(arg, ast.Attribute) \
+                and isinstance(arg.value, ast.Name) and arg.value.id == "self" else None
             arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper, fresh,
-                                          made[1] if made is not None and made[0] is site.node else None))
-        if not any(a.loader or a.returned_by or a.wrapper or a.pretrained or a.made_by for a in arguments):
+                                          made[1] if made is not None and made[0] is site.node else None, held))
+        if not any(a.loader or a.returned_by or a.wrapper or a.pretrained or a.made_by or a.self_attribute
+                   for a in arguments):
             continue
         node = site.node
         star = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)

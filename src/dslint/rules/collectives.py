@@ -234,16 +234,36 @@ def _decide_engine_passed(finding, project, params):
     program, here = project.program, norm_path(finding.path)
     for caller in sorted(program.modules):
         for call in program.modules[caller].calls:
-            engines = [a for a in call.arguments if a.wrapper == "engine"]
+            engines = [a for a in call.arguments if a.wrapper == "engine" or a.self_attribute]
             symbol = program.symbol(caller, call.local) if engines else None
             function = symbol.function if symbol is not None else None
             if function is None or symbol.name != params["function"] or norm_path(symbol.path) != here:
                 continue
+            engines = [a for a in engines if a.wrapper == "engine" or (norm_path(caller), *a.self_attribute)
+                       in _engine_holders(project)]
             if any(function.param_for(a.position, a.keyword, method=False) == params["param"] for a in engines):
                 where = file_label(program.display.get(caller, caller), 22)
                 return replace(finding, message=f"{finding.message} ({where}:{call.row} passes it the engine of "
                                "deepspeed.initialize)")
     return None
+
+
+def _engine_holders(project) -> set:
+    """(module, class, "self.x") for every project class on whose instances `self.x` may hold a DeepSpeed
+    engine: a class of the lineage of one that binds it to deepspeed.initialize's engine (a mixin whose
+    `checkpoint.save(self.engine)` runs on an `SFTTrainer(CheckpointMixin)` that stores it). Built once."""
+    from ..facts.program import norm_path
+
+    cache = project.__dict__.setdefault("_engine_holders", {})
+    if "found" not in cache:
+        program, found = project.program, set()
+        for path, exports in program.modules.items():
+            for name in exports.classes:
+                lineage = program.lineage(path, name)
+                attributes = {a for s in lineage for a in s.klass.engine_attributes}
+                found |= {(norm_path(s.path), s.name, a) for s in lineage for a in attributes}
+        cache["found"] = found
+    return cache["found"]
 
 
 # accelerator.py save_state: DEEPSPEED and MEGATRON_LM call model.save_checkpoint, FSDP save_fsdp_model
