@@ -49,3 +49,5 @@ def test_a_helper_called_under_a_test_of_the_callee_or_not_at_all_is_clean(proje
     assert rows(project, body="acc = misc.all_reduce_mean(total) if total else 0.0\n    "
                               "if total > 1:\n        acc = misc.all_reduce_mean(total)") == []
     assert rows(project, body="acc = total") == []
+    # (a helper handed the function's own parameter reaches what the caller's argument decides)
+    assert rows(project, body="acc = misc.all_reduce_mean(loader)") == []

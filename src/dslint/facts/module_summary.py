@@ -464,7 +464,7 @@ class _Summariser:
             if site.ctx.loops and site.receiver == "self":
                 looped_calls.append((f"self.{site.attr}", *self.loop_position(site.ctx.loops[0])))
             if not site.ctx.guards and site.ctx.function is node and site.calls_project_name(self.facts.imports) \
-                    and not _evaluated_sometimes(self.model, site.node):
+                    and not _evaluated_sometimes(self.model, site.node) and not _passes_parameters(site.node, node):
                 local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
                 if local not in summary.calls_unguarded:
                     summary.calls_unguarded += (local,)
@@ -678,6 +678,16 @@ def _engine_attributes(facts: ScriptFacts, klass: ast.ClassDef) -> tuple:
         if name and name.startswith("self.") and name.count(".") == 1 and name not in found:
             found.append(name)
     return tuple(found)
+
+
+def _passes_parameters(call: ast.Call, function: ast.AST) -> bool:
+    """Does the call hand on a parameter of `function` (`torch_distributed_zero_first(rank)` in a
+    `create_dataloader(..., rank=-1)`)? Then what the callee reaches depends on what the caller passed."""
+    args = function.args
+    params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs} - {"self", "cls"}
+    params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    return any(isinstance(n, ast.Name) and n.id in params
+               for a in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(a))
 
 
 def _evaluated_sometimes(model, node: ast.AST) -> bool:
