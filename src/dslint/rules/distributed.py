@@ -890,38 +890,49 @@ def _epoch_loop_calling_method(ctx: PythonContext, loaders: set) -> Optional[ast
     return None
 
 
+def _calls_from_modules_without_set_epoch(project) -> Iterator[tuple]:
+    """(module, ProjectCall) for each project call of a module that neither calls set_epoch nor shards
+    its data through a framework."""
+    for caller, exports in project.modules.items():
+        summary = project.scripts.get(caller)
+        if not exports.calls_set_epoch and summary is not None and not summary.framework_shards_data:
+            for call in exports.calls:
+                yield caller, call
+
+
+def _class_loops(program, symbol):
+    """ClassLoops of a project class symbol, over its lineage."""
+    return class_epoch_loops(program.lineage(symbol.path, symbol.name) or [symbol])
+
+
 @program_check("DSL302")
 def sampler_epoch_loop_in_another_module(ctx: SetupContext) -> Iterator[Report]:
     """A loader with a shuffling DistributedSampler handed to a project class or function that
     loops over epochs, while neither module calls set_epoch (a trainer class elsewhere)."""
     project = ctx.project
     program = project.program
-    for caller, exports in project.modules.items():
-        summary = project.scripts.get(caller)
-        if exports.calls_set_epoch or summary is None or summary.framework_shards_data:
+    for caller, call in _calls_from_modules_without_set_epoch(project):
+        shuffled = [a for a in call.arguments if _shuffling_loader(project, caller, a)]
+        symbol = program.symbol(caller, call.local) if shuffled else None
+        if symbol is None:
             continue
-        for call in exports.calls:
-            shuffled = [a for a in call.arguments if _shuffling_loader(project, caller, a)]
-            symbol = program.symbol(caller, call.local) if shuffled else None
-            if symbol is None:
+        if symbol.klass is not None:  # (its __init__, epoch loop and loop over the loader may be its bases')
+            found = _class_loops(program, symbol)
+            init = found.init.klass.methods["__init__"] if found.init is not None else None
+            loops, modules = found.stored_params(), found.modules
+        else:
+            init, modules = symbol.function, {norm_path(symbol.path)}
+            loops = {param: ((symbol, *loop), param) for param, loop in function_epoch_iterated(symbol.function).items()}
+        if init is None or _may_set_epoch(program, modules):
+            continue
+        for argument in shuffled:
+            param = init.param_for(argument.position, argument.keyword, method=symbol.klass is not None)
+            if param not in loops:
                 continue
-            if symbol.klass is not None:  # (its __init__, epoch loop and loop over the loader may be its bases')
-                found = class_epoch_loops(program.lineage(symbol.path, symbol.name) or [symbol])
-                init = found.init.klass.methods["__init__"] if found.init is not None else None
-                loops, modules = found.stored_params(), found.modules
-            else:
-                init, modules = symbol.function, {norm_path(symbol.path)}
-                loops = {param: ((symbol, *loop), param) for param, loop in function_epoch_iterated(symbol.function).items()}
-            if init is None or _may_set_epoch(program, modules):
-                continue
-            for argument in shuffled:
-                param = init.param_for(argument.position, argument.keyword, method=symbol.klass is not None)
-                if param not in loops:
-                    continue
-                (holder, _, span, counter), stored = loops[param]
-                yield Report(span, f"this epoch loop never calls {short(stored, 24)}.sampler.set_epoch(epoch) (loader "
-                             f"from {file_label(caller, 20)}:{argument.loader_row}), so every epoch repeats one "
-                             "order; add the call", fix=_loop_set_epoch_fix(stored, span, counter), path=holder.path)
+            (holder, _, span, counter), stored = loops[param]
+            yield Report(span, f"this epoch loop never calls {short(stored, 24)}.sampler.set_epoch(epoch) (loader "
+                         f"from {file_label(caller, 20)}:{argument.loader_row}), so every epoch repeats one "
+                         "order; add the call", fix=_loop_set_epoch_fix(stored, span, counter), path=holder.path)
 
 
 @program_check("DSL302")
@@ -989,35 +1000,30 @@ def datamodule_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
     module of the program calls set_epoch (or shards the data through a framework)."""
     project = ctx.project
     program = project.program
-    for caller, exports in project.modules.items():
-        summary = project.scripts.get(caller)
-        if exports.calls_set_epoch or summary is None or summary.framework_shards_data:
+    for caller, call in _calls_from_modules_without_set_epoch(project):
+        made = [a for a in call.arguments if a.made_by]
+        symbol = program.symbol(caller, call.local) if made else None
+        found = _class_loops(program, symbol) if symbol is not None and symbol.klass is not None else None
+        if found is None or found.init is None or not found.init.klass.init_results:
             continue
-        for call in exports.calls:
-            made = [a for a in call.arguments if a.made_by]
-            symbol = program.symbol(caller, call.local) if made else None
-            found = class_epoch_loops(program.lineage(symbol.path, symbol.name) or [symbol]) \
-                if symbol is not None and symbol.klass is not None else None
-            if found is None or found.init is None or not found.init.klass.init_results:
+        init, loops = found.init.klass.methods["__init__"], found.loops
+        for argument in made:
+            param = init.param_for(argument.position, argument.keyword, method=True)
+            instance = program.symbol(caller, argument.made_by)
+            if param is None or instance is None or instance.klass is None:
                 continue
-            init, loops = found.init.klass.methods["__init__"], found.loops
-            for argument in made:
-                param = init.param_for(argument.position, argument.keyword, method=True)
-                instance = program.symbol(caller, argument.made_by)
-                if param is None or instance is None or instance.klass is None:
+            for attr, (given, method) in found.init.klass.init_results.items():
+                returner = instance.klass.methods.get(method) if given == param and attr in loops else None
+                loader = returner.loader_returned(None) if returner is not None else None
+                if loader is None or loader[0] != "distributed-shuffle":
                     continue
-                for attr, (given, method) in found.init.klass.init_results.items():
-                    returner = instance.klass.methods.get(method) if given == param and attr in loops else None
-                    loader = returner.loader_returned(None) if returner is not None else None
-                    if loader is None or loader[0] != "distributed-shuffle":
-                        continue
-                    if _may_set_epoch(program, program.program_modules(caller) | found.modules | {norm_path(instance.path)}):
-                        continue
-                    holder, _, span, counter = loops[attr]
-                    yield Report(span, f"this epoch loop never calls {short(attr, 24)}.sampler.set_epoch(epoch) (loader "
-                                 f"from {short(instance.name, 20)}.{short(method, 24)} in {file_label(instance.path, 20)}:"
-                                 f"{loader[1]}), so every epoch repeats one order; add the call",
-                                 fix=_loop_set_epoch_fix(attr, span, counter), path=holder.path)
+                if _may_set_epoch(program, program.program_modules(caller) | found.modules | {norm_path(instance.path)}):
+                    continue
+                holder, _, span, counter = loops[attr]
+                yield Report(span, f"this epoch loop never calls {short(attr, 24)}.sampler.set_epoch(epoch) (loader "
+                             f"from {short(instance.name, 20)}.{short(method, 24)} in {file_label(instance.path, 20)}:"
+                             f"{loader[1]}), so every epoch repeats one order; add the call",
+                             fix=_loop_set_epoch_fix(attr, span, counter), path=holder.path)
 
 
 def _loop_set_epoch_fix(loader: str, span, counter: str):
