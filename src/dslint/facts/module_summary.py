@@ -38,7 +38,7 @@ from .helper_setups import ACCELERATORS, deepspeed_args_param, returned_plugin
 from .cli_options import parser_function
 from .conditions import grad_off_defs
 from .program_effects import function_effects, returns_made_up
-from .script import ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
+from .script import CallSite, ScriptFacts, assigned_name, epoch_counter, iterated_expression, literal
 from .set_epoch_params import set_epoch_params
 from .values import is_rank_expression
 from .worker_counts import machine_field_default
@@ -464,7 +464,7 @@ class _Summariser:
             if site.ctx.loops and site.receiver == "self":
                 looped_calls.append((f"self.{site.attr}", *self.loop_position(site.ctx.loops[0])))
             if not site.ctx.guards and site.ctx.function is node and site.calls_project_name(self.facts.imports) \
-                    and not _evaluated_sometimes(self.model, site.node) and not _passes_parameters(site.node, node):
+                    and not _passes_parameters(site.node, node) and not _evaluated_sometimes(self.model, site):
                 local = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
                 if local not in summary.calls_unguarded:
                     summary.calls_unguarded += (local,)
@@ -690,10 +690,13 @@ def _passes_parameters(call: ast.Call, function: ast.AST) -> bool:
                for a in (*call.args, *(k.value for k in call.keywords)) for n in ast.walk(a))
 
 
-def _evaluated_sometimes(model, node: ast.AST) -> bool:
-    """Is `node` in a part of its statement that may not run: an arm of `a if c else b`, a later operand
+def _evaluated_sometimes(model, site: CallSite) -> bool:
+    """Is the call in a part of its statement that may not run: an arm of `a if c else b`, a later operand
     of `and`/`or`, a comprehension's element?"""
-    child, parent = node, model.parent_of(node)
+    holder = site.ctx.parent
+    if isinstance(holder, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)) and holder.value is site.node:
+        return False  # (the whole value of a statement: most calls, no parent map needed)
+    child, parent = site.node, model.parent_of(site.node)
     while parent is not None and not isinstance(parent, ast.stmt):
         if isinstance(parent, ast.IfExp) and child is not parent.test or isinstance(parent, ast.BoolOp) \
                 and child is not parent.values[0] or isinstance(parent, (ast.ListComp, ast.SetComp, ast.DictComp,

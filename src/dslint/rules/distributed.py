@@ -531,11 +531,10 @@ def _epoch_loop_handing_over(ctx: PythonContext, loaders: set) -> tuple[Optional
     _handed_to_project_functions gives them) for an imported project function (decided once linked);
     (None, ()) when there is no such loop."""
     facts = ctx.facts
-    for site in facts.calls:
-        loop = site.ctx.loops[-1] if site.ctx.loops else None
-        if loop is None or not (isinstance(loop, ast.For) or epoch_counter(loop)) or not any(
-                dotted(a) in loaders for a in (*site.node.args, *(k.value for k in site.node.keywords))):
-            continue
+    handed = facts.derived("loop_call_arguments", _loop_call_arguments)
+    sites = {id(s.node): s for name in loaders for s in handed.get(name, ())}
+    for site in sorted(sites.values(), key=lambda s: (s.node.lineno, s.node.col_offset)):
+        loop = site.ctx.loops[-1]
         function = facts.functions.get(site.node.func.id) if isinstance(site.node.func, ast.Name) else None
         if function is not None and semantic_model(facts).binding_of(site.node.func) is not None:
             params = [a.arg for a in function.args.args]
@@ -549,6 +548,21 @@ def _epoch_loop_handing_over(ctx: PythonContext, loaders: set) -> tuple[Optional
         if passed:
             return loop, passed
     return None, ()
+
+
+def _loop_call_arguments(facts: ScriptFacts) -> dict:
+    """Name or dotted name -> the calls inside a `for` (or a `while` with an epoch counter) that are handed it,
+    in source order: what _epoch_loop_handing_over looks up (once per module, not once per loader)."""
+    found: dict = {}
+    for site in facts.calls:
+        loop = site.ctx.loops[-1] if site.ctx.loops else None
+        if loop is None or not (isinstance(loop, ast.For) or epoch_counter(loop)):
+            continue
+        for arg in (*site.node.args, *(k.value for k in site.node.keywords)):
+            name = dotted(arg) if isinstance(arg, (ast.Name, ast.Attribute)) else None
+            if name:
+                found.setdefault(name, []).append(site)
+    return found
 
 
 @decider("loader-iterated-by-callee")
