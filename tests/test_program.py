@@ -177,3 +177,18 @@ def test_a_field_default_of_a_class_another_module_defines():
     value, symbol = index.field_default("train.py", "TrainConfig", "num_workers")
     assert (value, symbol.path) == (12, "exp/config.py")
     assert index.field_default("train.py", "Missing", "num_workers") == (None, None)
+
+
+def test_lineages_through_a_mixin_are_those_of_the_classes_built_on_it_own_first():
+    mixin = ClassSummary("StepMixin", 1)
+    trainer = ClassSummary("LMTrainer", 1, bases=("StepMixin",))
+    other = ClassSummary("Other", 1)
+    index = ProgramIndex({
+        "engine/step.py": module(classes=[mixin]),
+        "engine/trainer.py": module(from_import("step", "StepMixin", level=1), classes=[trainer]),
+        "engine/other.py": module(classes=[other]),
+    })
+    found = [[(s.path, s.name) for s in lineage] for lineage in index.lineages_through("engine/step.py", "StepMixin")]
+    assert found == [[("engine/step.py", "StepMixin")],
+                     [("engine/trainer.py", "LMTrainer"), ("engine/step.py", "StepMixin")]]
+    assert index.lineages_through("engine/other.py", "Missing") == []

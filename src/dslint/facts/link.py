@@ -1590,8 +1590,7 @@ def _imported_config(project: "Project", setup: TrainingSetup, ref: ConfigRef, l
 
     program = project.program
     # (through a package that re-exports it: `from .ds_configs import DS` in hf/__init__.py)
-    found = program.exported_constant(setup.script_path, ref.builder, "config_constants", exports=setup.summary.module) \
-        if "." not in ref.builder.rstrip("[]") else program.module_constant(setup.script_path, ref.builder, "config_constants")
+    found = program.module_constant(setup.script_path, ref.builder, "config_constants", exports=setup.summary.module)
     if found is not None:
         target, name, template = found
         path = program.display.get(target, target)

@@ -694,7 +694,8 @@ def _evaluated_sometimes(model, site: CallSite) -> bool:
     """Is the call in a part of its statement that may not run: an arm of `a if c else b`, a later operand
     of `and`/`or`, a comprehension's element?"""
     holder = site.ctx.parent
-    if isinstance(holder, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)) and holder.value is site.node:
+    if isinstance(holder, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Return)) \
+            and holder.value is site.node:
         return False  # (the whole value of a statement: most calls, no parent map needed)
     child, parent = site.node, model.parent_of(site.node)
     while parent is not None and not isinstance(parent, ast.stmt):
@@ -816,8 +817,8 @@ def project_calls(facts: ScriptFacts, imported: set, summariser: "_Summariser") 
             wrapper = summariser.wrapper_kind(arg) if loader is None and source is None and followed else None
             fresh = isinstance(arg, ast.Name) and pretrained.get(arg.id) is site.node
             made = helper_made.get(arg.id) if isinstance(arg, ast.Name) else None
-            held = (klass.name, dotted(arg)) if klass is not None and wrapper is None and isinstance(arg, ast.Attribute) \
-                and isinstance(arg.value, ast.Name) and arg.value.id == "self" else None
+            on_self = isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self"
+            held = (klass.name, dotted(arg)) if klass is not None and wrapper is None and on_self else None
             arguments.append(ArgumentFact(position, keyword, loader, row or at, source, wrapper, fresh,
                                           made[1] if made is not None and made[0] is site.node else None, held))
         if not any(a.loader or a.returned_by or a.wrapper or a.pretrained or a.made_by or a.self_attribute
@@ -872,7 +873,8 @@ def _assignments_of_calls(facts: ScriptFacts, imported) -> list:
     for site in facts.calls:
         statement = site.ctx.parent
         head = (site.receiver or site.attr or "").split(".", 1)[0]
-        if head in imported and not _library_call(facts, head) and isinstance(statement, ast.Assign) and statement.value is site.node \
+        if head in imported and not _library_call(facts, head) and isinstance(statement, ast.Assign) \
+                and statement.value is site.node \
                 and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) and dotted(site.node.func):
             out.append((site.node, statement))
     return out
@@ -1441,7 +1443,8 @@ def _says_something(function: FunctionSummary) -> bool:
                 or function.returns_pretrained
                 or function.loader_sampler or function.returned_loaders
                 or function.epoch_iterated or function.iterated or function.looped_calls or function.calls_set_epoch
-                or function.collective or function.calls_unguarded or function.unsharded_reads or function.gated_engine_saves or function.engine_bypass
+                or function.collective or function.calls_unguarded or function.unsharded_reads
+                or function.gated_engine_saves or function.engine_bypass
                 or function.returns_optimizer or function.returns_wrapper or function.returns_config or function.multiprocess
                 or function.set_device_row or function.sets_num_threads or function.spawns
                 or function.starts_group or function.returns_trainer or function.deepspeed_args

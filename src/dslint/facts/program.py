@@ -64,6 +64,7 @@ class ProgramIndex:
         # starting with anything else (torch, numpy...) is a library's, found without a lookup.
         self._heads = {suffix.split(".", 1)[0] for suffix in self._by_suffix}
         self._found: dict[tuple, Optional[str]] = {}
+        self._lineages: Optional[dict[tuple, list]] = None  # (module, class) -> lineages holding it (lineages_through)
 
     # -- imports ---------------------------------------------------------------------------
     def exported_constant(self, importer: str, local: str, table: str, depth: int = 0,
@@ -101,12 +102,13 @@ class ProgramIndex:
                 return self.module_file(importer, f"{ref.module}.{name}" if ref.module else name, ref.level)
         return None
 
-    def module_constant(self, importer: str, local: str, table: str) -> Optional[tuple]:
+    def module_constant(self, importer: str, local: str, table: str,
+                        exports: Optional[ModuleExports] = None) -> Optional[tuple]:
         """exported_constant for `X` (`from conf import X`), and for `M.X` of a module `M` the importer
         imports (attribute_module): (defining module, name, value) or None."""
         head, _, attr = local.partition(".")
         if not attr:
-            return self.exported_constant(importer, local, table)
+            return self.exported_constant(importer, local, table, exports=exports)
         target = self.attribute_module(importer, head) if "." not in attr else None
         module = self.modules.get(target) if target is not None else None
         value = getattr(module, table).get(attr) if module is not None else None
@@ -330,6 +332,20 @@ class ProgramIndex:
                         parents.append(found)
             level = parents
         return out
+
+    def lineages_through(self, path: str, name: str) -> list[list[Symbol]]:
+        """The lineage of every project class built on the class `name` of `path`, that class's own first
+        (a mixin's: those of the trainers that derive from it). Indexed once per project, on first use."""
+        if self._lineages is None:
+            self._lineages = {}
+            for module, exports in self.modules.items():
+                for klass in exports.classes:
+                    lineage = self.lineage(module, klass)
+                    for symbol in lineage:
+                        self._lineages.setdefault((norm_path(symbol.path), symbol.name), []).append(lineage)
+        key = (norm_path(path), name)
+        return sorted(self._lineages.get(key, []),  # (the class's own lineage first)
+                      key=lambda lineage: (norm_path(lineage[0].path), lineage[0].name) != key)
 
     def table_functions(self, importer: str, local: str) -> Optional[list[Symbol]]:
         """The project functions of a constant table of functions (`LOADERS`, `data.LOADERS`:

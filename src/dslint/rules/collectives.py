@@ -239,8 +239,7 @@ def _decide_engine_passed(finding, project, params):
             function = symbol.function if symbol is not None else None
             if function is None or symbol.name != params["function"] or norm_path(symbol.path) != here:
                 continue
-            engines = [a for a in engines if a.wrapper == "engine" or (norm_path(caller), *a.self_attribute)
-                       in _engine_holders(project)]
+            engines = [a for a in engines if a.wrapper == "engine" or _holds_engine(program, caller, *a.self_attribute)]
             if any(function.param_for(a.position, a.keyword, method=False) == params["param"] for a in engines):
                 where = file_label(program.display.get(caller, caller), 22)
                 return replace(finding, message=f"{finding.message} ({where}:{call.row} passes it the engine of "
@@ -248,22 +247,12 @@ def _decide_engine_passed(finding, project, params):
     return None
 
 
-def _engine_holders(project) -> set:
-    """(module, class, "self.x") for every project class on whose instances `self.x` may hold a DeepSpeed
-    engine: a class of the lineage of one that binds it to deepspeed.initialize's engine (a mixin whose
-    `checkpoint.save(self.engine)` runs on an `SFTTrainer(CheckpointMixin)` that stores it). Built once."""
-    from ..facts.program import norm_path
-
-    cache = project.__dict__.setdefault("_engine_holders", {})
-    if "found" not in cache:
-        program, found = project.program, set()
-        for path, exports in program.modules.items():
-            for name in exports.classes:
-                lineage = program.lineage(path, name)
-                attributes = {a for s in lineage for a in s.klass.engine_attributes}
-                found |= {(norm_path(s.path), s.name, a) for s in lineage for a in attributes}
-        cache["found"] = found
-    return cache["found"]
+def _holds_engine(program, path: str, klass: str, attribute: str) -> bool:
+    """May `self.<attribute>` of the class `klass` of `path` hold a DeepSpeed engine: does a class built on it
+    (or it) bind the attribute to deepspeed.initialize's engine in a class of its lineage (a mixin whose
+    `checkpoint.save(self.engine)` runs on an `SFTTrainer(CheckpointMixin)` that stores it)?"""
+    return any(attribute in symbol.klass.engine_attributes
+               for lineage in program.lineages_through(path, klass) for symbol in lineage)
 
 
 # accelerator.py save_state: DEEPSPEED and MEGATRON_LM call model.save_checkpoint, FSDP save_fsdp_model

@@ -506,21 +506,19 @@ def sampler_without_set_epoch(ctx: PythonContext) -> Iterator[Report]:
 def _handed_to_project_functions(facts: ScriptFacts, epoch_loop: ast.AST, names: set) -> tuple:
     """(callee, position, keyword) for each call, in the epoch loop, of an imported project function
     that is handed one of `names` (the loader, its sampler): that function may set the epoch."""
-    found = []
-    for site in facts.calls:
-        if epoch_loop not in site.ctx.loops:
-            continue
-        head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
-        relative = head in facts.imports.relative  # (relative imports are not in `names`)
-        if not relative and (head not in facts.imports.names or is_library(facts.imports.names[head])):
-            continue
-        callee = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
-        for index, arg in enumerate(site.node.args):
-            if dotted(arg) in names:
-                found.append((callee, index, None))
-        for keyword in site.node.keywords:
-            if keyword.arg and dotted(keyword.value) in names:
-                found.append((callee, None, keyword.arg))
+    return tuple(found for site in facts.calls if epoch_loop in site.ctx.loops
+                 for found in _handed_by(facts, site, names))
+
+
+def _handed_by(facts: ScriptFacts, site, names: set) -> tuple:
+    """(callee, position, keyword) for each of `names` this call of an imported project function is handed."""
+    head = site.receiver.split(".", 1)[0] if site.receiver else site.attr
+    relative = head in facts.imports.relative  # (relative imports are not in `names`)
+    if not relative and (head not in facts.imports.names or is_library(facts.imports.names[head])):
+        return ()
+    callee = f"{site.receiver}.{site.attr}" if site.receiver else site.attr
+    found = [(callee, index, None) for index, arg in enumerate(site.node.args) if dotted(arg) in names]
+    found += [(callee, None, k.arg) for k in site.node.keywords if k.arg and dotted(k.value) in names]
     return tuple(found)
 
 
@@ -531,22 +529,20 @@ def _epoch_loop_handing_over(ctx: PythonContext, loaders: set) -> tuple[Optional
     _handed_to_project_functions gives them) for an imported project function (decided once linked);
     (None, ()) when there is no such loop."""
     facts = ctx.facts
-    handed = facts.derived("loop_call_arguments", _loop_call_arguments)
-    sites = {id(s.node): s for name in loaders for s in handed.get(name, ())}
+    by_name = facts.derived("loop_call_arguments", _loop_call_arguments)
+    sites = {id(s.node): s for name in loaders for s in by_name.get(name, ())}
     for site in sorted(sites.values(), key=lambda s: (s.node.lineno, s.node.col_offset)):
-        loop = site.ctx.loops[-1]
         function = facts.functions.get(site.node.func.id) if isinstance(site.node.func, ast.Name) else None
         if function is not None and semantic_model(facts).binding_of(site.node.func) is not None:
             params = [a.arg for a in function.args.args]
-            handed = {params[i] for i, a in enumerate(site.node.args) if i < len(params) and dotted(a) in loaders}
-            handed |= {k.arg for k in site.node.keywords if dotted(k.value) in loaders}
-            if any(isinstance(n, ast.For) and dotted(iterated_expression(n.iter)) in handed for n in ast.walk(function)):
-                return loop, ()
+            given = {params[i] for i, a in enumerate(site.node.args) if i < len(params) and dotted(a) in loaders}
+            given |= {k.arg for k in site.node.keywords if dotted(k.value) in loaders}
+            if any(isinstance(n, ast.For) and dotted(iterated_expression(n.iter)) in given for n in ast.walk(function)):
+                return site.ctx.loops[-1], ()
             continue
-        passed = _handed_to_project_functions(facts, loop, loaders)
-        passed = tuple(p for p in passed if p[0] == (f"{site.receiver}.{site.attr}" if site.receiver else site.attr))
+        passed = _handed_by(facts, site, loaders)
         if passed:
-            return loop, passed
+            return site.ctx.loops[-1], passed
     return None, ()
 
 
@@ -936,7 +932,8 @@ def sampler_epoch_loop_in_another_module(ctx: SetupContext) -> Iterator[Report]:
             loops, modules = found.stored_params(), found.modules
         else:
             init, modules = symbol.function, {norm_path(symbol.path)}
-            loops = {param: ((symbol, *loop), param) for param, loop in function_epoch_iterated(symbol.function).items()}
+            loops = {param: ((symbol, *loop), param)
+                     for param, loop in function_epoch_iterated(symbol.function).items()}
         if init is None or _may_set_epoch(program, modules):
             continue
         for argument in shuffled:
@@ -1031,7 +1028,8 @@ def datamodule_loader_in_epoch_loop(ctx: SetupContext) -> Iterator[Report]:
                 loader = returner.loader_returned(None) if returner is not None else None
                 if loader is None or loader[0] != "distributed-shuffle":
                     continue
-                if _may_set_epoch(program, program.program_modules(caller) | found.modules | {norm_path(instance.path)}):
+                modules = program.program_modules(caller) | found.modules | {norm_path(instance.path)}
+                if _may_set_epoch(program, modules):
                     continue
                 holder, _, span, counter = loops[attr]
                 yield Report(span, f"this epoch loop never calls {short(attr, 24)}.sampler.set_epoch(epoch) (loader "
@@ -1342,8 +1340,8 @@ def _mixin_attribute(model: SemanticModel, owner: ast.expr, where) -> Optional[t
     question whether the classes built on it store a DDP wrapper there from their `__init__`."""
     klass = where.class_
     if not (isinstance(owner, ast.Attribute) and dotted(owner.value) == "self") or klass is None \
-            or klass not in model.facts.tree.body or model.attribute_stores(owner.attr) and any(
-                dotted(store.value) == "self" for store in model.attribute_stores(owner.attr)):
+            or klass not in model.facts.tree.body \
+            or any(dotted(store.value) == "self" for store in model.attribute_stores(owner.attr)):
         return None
     return ("mixin-attribute-is-ddp", (("klass", klass.name), ("attr", dotted(owner))))
 
@@ -1353,22 +1351,18 @@ def _decide_mixin_attribute_is_ddp(finding, project, params):
     """Keep the mixin's `self.x.module(...)` when a project class built on the mixin stores a parameter
     of its `__init__` in `self.x` and every call of that class that says what it passes gives a DDP
     wrapper for it."""
-    program, here = project.program, norm_path(finding.path)
-    for path, exports in project.modules.items():
-        for name in exports.classes:
-            lineage = program.lineage(path, name)
-            if len(lineage) < 2 or not any(s.name == params["klass"] and norm_path(s.path) == here for s in lineage[1:]):
-                continue
-            init = class_epoch_loops(lineage).init
-            init_method = init.klass.methods.get("__init__") if init is not None else None
-            param = next((p for p, attr in init.klass.init_stores.items() if attr == params["attr"]), None) \
-                if init_method is not None else None
-            if param is None:
-                continue
-            position = init_method.params.index(param) - 1 if param in init_method.params else None
-            ask = {"klass": name, "param": param, "position": position, "path": program.display.get(path, path)}
-            if _decide_init_argument_is_ddp(finding, project, ask) is not None:
-                return finding
+    program = project.program
+    for lineage in program.lineages_through(finding.path, params["klass"]):
+        init = class_epoch_loops(lineage).init
+        param = next((p for p, attr in init.klass.init_stores.items() if attr == params["attr"]), None) \
+            if init is not None else None
+        if param is None:
+            continue
+        params_of_init = init.klass.methods["__init__"].params
+        position = params_of_init.index(param) - 1 if param in params_of_init else None
+        ask = {"klass": lineage[0].name, "param": param, "position": position, "path": lineage[0].path}
+        if _decide_init_argument_is_ddp(finding, project, ask) is not None:
+            return finding
     return None
 
 

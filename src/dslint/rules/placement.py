@@ -151,8 +151,8 @@ def _decide_callers_keep_device_default(finding, project, params):
             or rank_zero_callers(project, finding.path, function):
         return None
     for caller in callers_of(program, finding.path, function):
-        if single_process_launches(project, caller) or own_gpu_per_process(project, caller) or any(
-                getattr(program.modules.get(m), "pins_visible_devices", False) for m in program.closure(caller)):
+        if single_process_launches(project, caller) or own_gpu_per_process(project, caller) \
+                or _imports_a_device_pin(program, caller):
             continue
         if several_rank_programs(project, caller):
             return finding
@@ -166,13 +166,18 @@ def _decide_imported_device_pin(finding, project, params):
     calls a project helper setting it from its arguments: each process then sees its own GPU as cuda:0.
     Else the decision the finding needed besides."""
     program = project.program
-    if any(getattr(program.modules.get(m), "pins_visible_devices", False) for m in program.closure(finding.path)):
+    if _imports_a_device_pin(program, finding.path):
         return None
     for callee in params.get("helpers") or ():
         symbol = program.symbol(finding.path, callee)
         if symbol is not None and symbol.function is not None and symbol.function.pins_visible_devices:
             return None  # `pin_visible_gpu(index, gpus)`: each process sees only its own GPU
     return decide_then(finding, project, params["then"])
+
+
+def _imports_a_device_pin(program, path: str) -> bool:
+    """Does a module `path` imports set CUDA_VISIBLE_DEVICES per process at import time (`gpu_pin.py`)?"""
+    return any(getattr(program.modules.get(m), "pins_visible_devices", False) for m in program.closure(path))
 
 
 def _hard_coded_devices(ctx: PythonContext) -> Iterator[Report]:
